@@ -1,0 +1,124 @@
+package auth
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// Authenticator verifies request credentials against a Store.
+type Authenticator struct {
+	store  Store
+	nonces NonceStore
+	public *url.URL
+	now    func() time.Time
+	writer apierr.Writer
+}
+
+// New returns an Authenticator. publicBaseURL is the scheme, host and
+// optional path prefix clients address (for example
+// "https://api.example.com"); OAuth 1.0a signatures are computed over it plus
+// the request path. When it is empty the base URL comes from each request:
+// the scheme from r.TLS or X-Forwarded-Proto, the host from r.Host. now is
+// the clock (nil means time.Now); w renders failures.
+func New(store Store, nonces NonceStore, publicBaseURL string, now func() time.Time, w apierr.Writer) (*Authenticator, error) {
+	if store == nil || nonces == nil {
+		return nil, errors.New("auth: New needs a Store and a NonceStore")
+	}
+	public, err := parsePublicBase(publicBaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Authenticator{store: store, nonces: nonces, public: public, now: now, writer: w}, nil
+}
+
+// RequireApp admits requests carrying an app-only bearer token or an OAuth
+// 1.0a user-context signature (whose consumer key names the app).
+func (a *Authenticator) RequireApp(next http.Handler) http.Handler {
+	return a.require(next, schemeBearer, schemeOAuth)
+}
+
+// RequireUser admits only OAuth 1.0a user-context requests; a bearer token
+// is answered with 403 unsupported-authentication.
+func (a *Authenticator) RequireUser(next http.Handler) http.Handler {
+	return a.require(next, schemeOAuth)
+}
+
+// RequireBearer admits only app-only bearer tokens; an OAuth 1.0a request is
+// answered with 403 unsupported-authentication.
+func (a *Authenticator) RequireBearer(next http.Handler) http.Handler {
+	return a.require(next, schemeBearer)
+}
+
+// Authenticate identifies the caller of r from either credential kind.
+func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
+	return a.authenticate(r, []string{schemeBearer, schemeOAuth})
+}
+
+func (a *Authenticator) require(next http.Handler, accepted ...string) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, err := a.authenticate(r, accepted)
+		if err != nil {
+			a.writer.Write(w, r, err)
+			return
+		}
+		next.ServeHTTP(w, r.WithContext(WithPrincipal(r.Context(), p)))
+	})
+}
+
+func (a *Authenticator) authenticate(r *http.Request, accepted []string) (Principal, error) {
+	scheme, credentials, err := authorization(r)
+	if err != nil {
+		return Principal{}, err
+	}
+	if !slices.Contains(accepted, scheme) {
+		return Principal{}, unsupported(scheme)
+	}
+	if scheme == schemeBearer {
+		return a.bearer(r.Context(), credentials)
+	}
+	return a.oauth1(r, credentials)
+}
+
+// authorization returns the scheme and credentials of r's single
+// Authorization header, or a 401 when it is absent or of an unknown scheme.
+func authorization(r *http.Request) (scheme, credentials string, err error) {
+	values := r.Header.Values("Authorization")
+	switch len(values) {
+	case 0:
+		return "", "", apierr.Unauthorized("The request has no Authorization header; send a bearer token or an OAuth 1.0a signature.")
+	case 1:
+	default:
+		return "", "", apierr.Unauthorized("The request has more than one Authorization header.")
+	}
+	scheme, credentials = splitAuthorization(values[0])
+	if scheme != schemeBearer && scheme != schemeOAuth {
+		return "", "", apierr.Unauthorized("Unsupported Authorization scheme; use Bearer or OAuth.")
+	}
+	return scheme, credentials, nil
+}
+
+func unsupported(scheme string) *apierr.Error {
+	if scheme == schemeBearer {
+		return apierr.UnsupportedAuthentication("This endpoint requires OAuth 1.0a user context; app-only bearer tokens are not supported here.")
+	}
+	return apierr.UnsupportedAuthentication("This endpoint requires an app-only bearer token; OAuth 1.0a user context is not supported here.")
+}
+
+// lookupError maps a store miss to a 401 with detail and wraps anything else
+// so the writer logs it and renders 500.
+func lookupError(err error, what, detail string) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		return apierr.Unauthorized(detail)
+	}
+	return fmt.Errorf("auth: look up %s: %w", what, err)
+}

@@ -1,0 +1,252 @@
+package auth
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+)
+
+var testNow = time.Unix(1_700_000_000, 0)
+
+// quietWriter renders errors without logging the expected 500s.
+var quietWriter = apierr.Writer{Logger: slog.New(slog.DiscardHandler)}
+
+// signed describes an OAuth 1.0a request built with SignRequest; the zero
+// value is a valid GET by token at1 of app ck1.
+type signed struct {
+	method, target string
+	form           url.Values
+	key, secret    string
+	token, tsecret string
+	at             time.Time
+	nonce          string
+	signBase       string // public base URL given to SignRequest
+	proto          string // X-Forwarded-Proto sent
+	after          func(*http.Request)
+}
+
+func (s signed) request(t *testing.T) *http.Request {
+	t.Helper()
+	s = s.withDefaults()
+	var body io.Reader
+	if s.form != nil {
+		body = strings.NewReader(s.form.Encode())
+	}
+	r := httptest.NewRequest(s.method, s.target, body)
+	if s.form != nil {
+		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	}
+	if s.proto != "" {
+		r.Header.Set("X-Forwarded-Proto", s.proto)
+	}
+	if err := SignRequest(r, s.signBase, s.key, s.secret, s.token, s.tsecret, s.at, s.nonce); err != nil {
+		t.Fatal(err)
+	}
+	if s.after != nil {
+		s.after(r)
+	}
+	return r
+}
+
+func (s signed) withDefaults() signed {
+	if s.method == "" {
+		s.method = http.MethodGet
+	}
+	if s.target == "" {
+		s.target = "/2/users/me?user.fields=created_at,name&expansions=pinned_tweet_id"
+	}
+	if s.key == "" {
+		s.key = ck1
+	}
+	if s.secret == "" {
+		s.secret = cs1
+	}
+	if s.token == "" {
+		s.token = at1
+	}
+	if s.tsecret == "" {
+		s.tsecret = ts1
+	}
+	if s.at.IsZero() {
+		s.at = testNow
+	}
+	return s
+}
+
+func bearerRequest(header string) func(*testing.T) *http.Request {
+	return func(*testing.T) *http.Request {
+		r := httptest.NewRequest(http.MethodGet, "/2/tweets?ids=1", nil)
+		if header != "" {
+			r.Header.Set("Authorization", header)
+		}
+		return r
+	}
+}
+
+// echo reports the principal and any form value the handler can still read.
+var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	p, ok := PrincipalFrom(r.Context())
+	if !ok {
+		http.Error(w, "no principal", http.StatusTeapot)
+		return
+	}
+	user, token := int64(0), ""
+	if p.User != nil {
+		user, token = p.User.ID, p.Token.Token
+	}
+	fmt.Fprintf(w, "%s app=%d user=%d token=%s status=%s", p.Method, p.App.ID, user, token, r.PostFormValue("status"))
+})
+
+type middleware func(*Authenticator, http.Handler) http.Handler
+
+var (
+	requireApp    middleware = (*Authenticator).RequireApp
+	requireUser   middleware = (*Authenticator).RequireUser
+	requireBearer middleware = (*Authenticator).RequireBearer
+)
+
+func TestMiddleware(t *testing.T) {
+	tests := []struct {
+		name     string
+		mw       middleware
+		public   string // Authenticator's public base URL
+		req      func(*testing.T) *http.Request
+		status   int
+		want     string // 200 body
+		slug     string // problem slug for errors
+		inDetail string // substring of the problem detail
+	}{
+		{name: "bearer on RequireApp", mw: requireApp, req: bearerRequest("Bearer " + bt1), status: 200, want: "bearer app=1 user=0 token= status="},
+		{name: "bearer on RequireBearer, lowercase scheme", mw: requireBearer, req: bearerRequest("bearer " + bt1), status: 200, want: "bearer app=1 user=0 token= status="},
+		{name: "unknown bearer", mw: requireApp, req: bearerRequest("Bearer nope"), status: 401, inDetail: "bearer token"},
+		{name: "empty bearer", mw: requireApp, req: bearerRequest("Bearer"), status: 401, inDetail: "Malformed bearer"},
+		{name: "no Authorization header", mw: requireApp, req: bearerRequest(""), status: 401, inDetail: "no Authorization header"},
+		{name: "basic auth", mw: requireApp, req: bearerRequest("Basic dXNlcjpwYXNz"), status: 401, inDetail: "scheme"},
+		{name: "two Authorization headers", mw: requireApp, status: 401, inDetail: "more than one", req: func(t *testing.T) *http.Request {
+			r := bearerRequest("Bearer " + bt1)(t)
+			r.Header.Add("Authorization", "Bearer "+bt1)
+			return r
+		}},
+		{name: "bearer store failure", mw: requireApp, req: bearerRequest("Bearer boom"), status: 500},
+		{name: "bearer on RequireUser", mw: requireUser, req: bearerRequest("Bearer " + bt1), status: 403, slug: apierr.SlugUnsupportedAuthentication},
+		{name: "unknown bearer on RequireUser is still 403", mw: requireUser, req: bearerRequest("Bearer nope"), status: 403, slug: apierr.SlugUnsupportedAuthentication},
+		{name: "oauth1 on RequireBearer", mw: requireBearer, req: signed{}.request, status: 403, slug: apierr.SlugUnsupportedAuthentication},
+
+		{name: "oauth1 GET with query on RequireUser", mw: requireUser, req: signed{}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},
+		{name: "oauth1 on RequireApp", mw: requireApp, req: signed{}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},
+		{name: "oauth1 POST with form body", mw: requireUser, status: 200,
+			req:  signed{method: http.MethodPost, target: "/2/tweets?x=1", form: url.Values{"status": {"Hello Ladies + Gentlemen, a signed OAuth request!"}, "a": {"2", "1"}}}.request,
+			want: "oauth1 app=1 user=10 token=" + at1 + " status=Hello Ladies + Gentlemen, a signed OAuth request!"},
+		{name: "oauth1 app 2", mw: requireUser, req: signed{key: ck2, secret: cs2, token: at2, tsecret: ts2}.request, status: 200, want: "oauth1 app=2 user=20 token=" + at2 + " status="},
+		{name: "oauth1 timestamp 4 minutes old", mw: requireUser, req: signed{at: testNow.Add(-4 * time.Minute)}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},
+		{name: "oauth1 behind TLS proxy", mw: requireUser, req: signed{proto: "https"}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},
+		{name: "oauth1 signed for public base URL", mw: requireUser, public: "https://api.aviary.test", req: signed{signBase: "https://api.aviary.test/"}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},
+
+		{name: "wrong consumer secret", mw: requireUser, req: signed{secret: "wrong"}.request, status: 401, inDetail: "oauth_signature"},
+		{name: "wrong token secret", mw: requireUser, req: signed{tsecret: "wrong"}.request, status: 401, inDetail: "oauth_signature"},
+		{name: "query tampered after signing", mw: requireUser, status: 401, inDetail: "oauth_signature",
+			req: signed{after: func(r *http.Request) { r.URL.RawQuery += "&extra=1" }}.request},
+		{name: "form body tampered after signing", mw: requireUser, status: 401, inDetail: "oauth_signature",
+			req: signed{method: http.MethodPost, form: url.Values{"status": {"a"}}, after: func(r *http.Request) {
+				r.Body = io.NopCloser(strings.NewReader("status=b"))
+			}}.request},
+		{name: "method changed after signing", mw: requireUser, status: 401, inDetail: "oauth_signature",
+			req: signed{after: func(r *http.Request) { r.Method = http.MethodDelete }}.request},
+		{name: "signed for another host", mw: requireUser, public: "https://api.aviary.test", req: signed{}.request, status: 401, inDetail: "oauth_signature"},
+		{name: "signed as https, received as http", mw: requireUser, req: signed{signBase: "https://example.com"}.request, status: 401, inDetail: "oauth_signature"},
+		{name: "token of another app", mw: requireUser, req: signed{token: at2, tsecret: ts2}.request, status: 401, inDetail: "oauth_token"},
+		{name: "unknown token", mw: requireUser, req: signed{token: "nope", tsecret: "x"}.request, status: 401, inDetail: "oauth_token"},
+		{name: "unknown consumer key", mw: requireUser, req: signed{key: "nope", secret: "x"}.request, status: 401, inDetail: "oauth_consumer_key"},
+		{name: "token user deleted", mw: requireUser, req: signed{token: atGhost, tsecret: "ghost"}.request, status: 401, inDetail: "user"},
+		{name: "consumer store failure", mw: requireUser, req: signed{key: "boom", secret: "x"}.request, status: 500},
+		{name: "stale timestamp", mw: requireUser, req: signed{at: testNow.Add(-6 * time.Minute)}.request, status: 401, inDetail: "oauth_timestamp"},
+		{name: "future timestamp", mw: requireUser, req: signed{at: testNow.Add(6 * time.Minute)}.request, status: 401, inDetail: "oauth_timestamp"},
+		{name: "non-ASCII nonce", mw: requireUser, req: signed{nonce: "nonce-é"}.request, status: 401, inDetail: "oauth_nonce"},
+		{name: "PLAINTEXT method", mw: requireUser, status: 401, inDetail: "oauth_signature_method",
+			req: signed{after: replaceInHeader(`oauth_signature_method="HMAC-SHA1"`, `oauth_signature_method="PLAINTEXT"`)}.request},
+		{name: "oauth_version 2.0", mw: requireUser, status: 401, inDetail: "oauth_version",
+			req: signed{after: replaceInHeader(`oauth_version="1.0"`, `oauth_version="2.0"`)}.request},
+		{name: "no oauth_token", mw: requireUser, status: 401, inDetail: "oauth_token",
+			req: signed{after: replaceInHeader(`oauth_token="`+at1+`"`, `oauth_token=""`)}.request},
+		{name: "malformed OAuth header", mw: requireUser, req: bearerRequest(`OAuth oauth_consumer_key=ck1`), status: 401, inDetail: "parse"},
+		{name: "malformed query", mw: requireUser, status: 401, inDetail: "query",
+			req: signed{after: func(r *http.Request) { r.URL.RawQuery = "a=%zz" }}.request},
+		{name: "form body over 1 MiB, declared", mw: requireUser, status: 413,
+			req: signed{method: http.MethodPost, form: url.Values{"status": {"a"}}, after: withBigBody(int64(MaxFormBody) + 8)}.request},
+		{name: "form body over 1 MiB, chunked", mw: requireUser, status: 413,
+			req: signed{method: http.MethodPost, form: url.Values{"status": {"a"}}, after: withBigBody(-1)}.request},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(newFakeStore(), &memNonces{}, tt.public, func() time.Time { return testNow }, quietWriter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			tt.mw(a, echo).ServeHTTP(rec, tt.req(t))
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
+			}
+			if tt.status == http.StatusOK {
+				if got := rec.Body.String(); got != tt.want {
+					t.Errorf("body = %q, want %q", got, tt.want)
+				}
+				return
+			}
+			p := assertProblem(t, rec, tt.status, tt.slug)
+			if !strings.Contains(fmt.Sprint(p["detail"]), tt.inDetail) {
+				t.Errorf("detail = %q, want it to mention %q", p["detail"], tt.inDetail)
+			}
+		})
+	}
+}
+
+// withBigBody replaces the body by one just over MaxFormBody.
+func withBigBody(contentLength int64) func(*http.Request) {
+	return func(r *http.Request) {
+		r.Body = io.NopCloser(strings.NewReader("status=" + strings.Repeat("x", MaxFormBody)))
+		r.ContentLength = contentLength
+	}
+}
+
+func replaceInHeader(old, repl string) func(*http.Request) {
+	return func(r *http.Request) {
+		h := r.Header.Get("Authorization")
+		if !strings.Contains(h, old) {
+			panic("test header lacks " + old)
+		}
+		r.Header.Set("Authorization", strings.Replace(h, old, repl, 1))
+	}
+}
+
+// assertProblem checks rec holds a Problem JSON body with the given status
+// and slug and returns it.
+func assertProblem(t *testing.T, rec *httptest.ResponseRecorder, status int, slug string) map[string]any {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type = %q, want application/problem+json", ct)
+	}
+	var p map[string]any
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatalf("problem body %q: %v", rec.Body, err)
+	}
+	if p["type"] != quietWriter.TypeURI(slug) {
+		t.Errorf("type = %v, want %s", p["type"], quietWriter.TypeURI(slug))
+	}
+	if title, _ := p["title"].(string); title == "" {
+		t.Errorf("title missing in %v", p)
+	}
+	if p["status"] != float64(status) {
+		t.Errorf("status field = %v, want %d", p["status"], status)
+	}
+	return p
+}

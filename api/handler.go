@@ -1,0 +1,143 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// handlerFunc is an endpoint body; a returned error is rendered by the
+// apierr writer in the request's envelope.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+func (s *Server) adapt(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r); err != nil {
+			s.Errors.Write(w, r, err)
+		}
+	})
+}
+
+func errMethodNotAllowed(method string, allowed []string) error {
+	return apierr.MethodNotAllowed(method, allowed)
+}
+
+func errRouteNotFound(path string) error { return apierr.RouteNotFound(path) }
+
+// rejectUnknownQuery answers invalid-request when the query string carries a
+// parameter the endpoint does not take.
+func (s *Server) rejectUnknownQuery(allowed []string, next http.Handler) http.Handler {
+	known := make(map[string]bool, len(allowed))
+	for _, a := range allowed {
+		known[a] = true
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var unknown []string
+		for name := range r.URL.Query() {
+			if !known[name] {
+				unknown = append(unknown, name)
+			}
+		}
+		if len(unknown) > 0 {
+			sorted := append([]string(nil), allowed...)
+			sort.Strings(sorted)
+			s.Errors.Write(w, r, apierr.UnknownParams(unknown, sorted))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// decodeJSON reads a JSON object body into v, enforcing the body cap, the
+// content type, a single object and no unknown fields, then validates v.
+func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			return apierr.UnsupportedMediaType("application/json")
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.MaxBodyBytes))
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return apierr.PayloadTooLarge(tooLarge.Limit)
+	}
+	if err != nil {
+		return apierr.InvalidParam("body", fmt.Sprintf("The request body could not be read: %v", err))
+	}
+	if len(bytes.TrimSpace(body)) == 0 {
+		return apierr.InvalidParam("body", "The request body is required and must be a JSON object.")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return jsonError(err)
+	}
+	if dec.More() {
+		return apierr.InvalidParam("body", "The request body must contain a single JSON object.")
+	}
+	return s.validate(v)
+}
+
+func jsonError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) && typeErr.Field != "" {
+		return apierr.InvalidParam(typeErr.Field, fmt.Sprintf("The `%s` field must be of type %s, not %s.", typeErr.Field, typeErr.Type, typeErr.Value))
+	}
+	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return apierr.InvalidParam(name, fmt.Sprintf("The `%s` field is not a valid field for this request.", name))
+	}
+	return apierr.InvalidParam("body", fmt.Sprintf("The request body is not valid JSON: %v", err))
+}
+
+func (s *Server) validate(v any) error {
+	return fieldErrors(s.Validator.Struct(v))
+}
+
+// fieldErrors turns validation results into one invalid-request error (nil
+// when there are none).
+func fieldErrors(errs []validation.FieldError) error {
+	if len(errs) == 0 {
+		return nil
+	}
+	params := make([]apierr.ParamError, 0, len(errs))
+	for _, e := range errs {
+		params = append(params, apierr.Param(e.Field, e.Message, e.Values...))
+	}
+	return apierr.InvalidRequest(params...)
+}
+
+// pathID parses the {id} path value as a core id.
+func pathID(r *http.Request) (int64, error) {
+	raw := r.PathValue("id")
+	id, ok := validation.ParseID(raw)
+	if !ok {
+		return 0, fieldErrors([]validation.FieldError{validation.IDError("id", raw)})
+	}
+	return id, nil
+}
+
+// writeJSON sends a JSON response body.
+func writeJSON(w http.ResponseWriter, status int, body any) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return fmt.Errorf("encode response: %w", errResponseStarted)
+	}
+	return nil
+}
+
+// errResponseStarted marks failures after the status line was sent; the
+// writer can only log them.
+var errResponseStarted = errors.New("response already started")

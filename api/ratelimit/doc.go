@@ -1,0 +1,25 @@
+// Package ratelimit enforces per-endpoint request limits shared by every API
+// replica through Redis.
+//
+// Algorithm: fixed windows aligned to the Unix epoch. A rule with Window W
+// counts requests in [k·W, (k+1)·W); the counter lives at
+//
+//	{prefix}rl:{rule}:{app|user}:{id}:{window-start-unix-seconds}
+//
+// and is created with a TTL of the rest of the window plus a grace period.
+// A Lua script reads the counter and increments it only while it is below
+// the limit, atomically, so concurrent replicas never admit more than Limit
+// requests per window and rejected requests do not inflate the count. Fixed
+// windows are what the platform's x-rate-limit-reset header describes (one
+// reset instant per window); the trade-off is that a client can burst up to
+// 2·Limit across a window boundary.
+//
+// Responses carry x-rate-limit-limit, x-rate-limit-remaining and
+// x-rate-limit-reset (Unix seconds when the window ends). An exhausted limit
+// is answered with apierr.TooManyRequests (429) without calling the handler.
+//
+// When Redis cannot be reached the limiter fails OPEN: the request is served
+// without rate-limit headers and a warning is logged at most once a minute.
+// An outage of the limiter's store should degrade protection, not take the
+// whole API down with it.
+package ratelimit

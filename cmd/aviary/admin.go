@@ -1,0 +1,274 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/postgres"
+)
+
+const adminUsage = `usage: aviary admin <command> [flags]
+
+commands:
+  bootstrap [--json]                               create (once) and print the demo app, user, tokens and ad account
+  app create --name NAME [--callback URL]          register an app; prints its consumer key/secret and a bearer token
+  bearer create --app NAME                         issue another bearer token for an app
+  user create --username NAME [--name DISPLAY]     create a user
+  token create --app NAME --user USERNAME [--access read|read-write]
+                                                   issue (or show) the user's OAuth 1.0a access token for an app
+  user state --user USERNAME --state STATE         set protected, unprotected, suspended, unsuspended,
+                                                   deactivated, reactivated, deleted or active
+Every command prints one JSON object.
+`
+
+// Demo identity created by bootstrap.
+const (
+	demoApp       = "aviary-demo"
+	demoUsername  = "aviary_demo"
+	demoUserName  = "Aviary Demo"
+	demoAdAccount = "Aviary Demo Account"
+)
+
+func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" {
+		fmt.Fprint(stdout, adminUsage)
+		return nil
+	}
+	verb := args[0]
+	rest := args[1:]
+	if verb != "bootstrap" {
+		if len(rest) == 0 {
+			fmt.Fprint(stderr, adminUsage)
+			return fmt.Errorf("admin %s: missing subcommand", verb)
+		}
+		verb += " " + rest[0]
+		rest = rest[1:]
+	}
+	fs := flag.NewFlagSet("aviary admin "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := bindConfig(fs)
+	opts := adminFlags{}
+	opts.bind(fs)
+	if err := fs.Parse(rest); err != nil {
+		return err
+	}
+	db, err := postgres.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	out, err := adminCommand(ctx, db, verb, opts)
+	if err != nil {
+		return fmt.Errorf("admin %s: %w", verb, err)
+	}
+	enc := json.NewEncoder(stdout)
+	if !opts.JSON {
+		enc.SetIndent("", "  ")
+	}
+	return enc.Encode(out)
+}
+
+type adminFlags struct {
+	JSON                                        bool
+	Name, Callback, App, User, Username, Access string
+	State                                       string
+}
+
+func (o *adminFlags) bind(fs *flag.FlagSet) {
+	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
+	fs.StringVar(&o.Name, "name", "", "name of the app, or display name of the user")
+	fs.StringVar(&o.Callback, "callback", "", "OAuth callback URL of the app")
+	fs.StringVar(&o.App, "app", "", "app name")
+	fs.StringVar(&o.User, "user", "", "username")
+	fs.StringVar(&o.Username, "username", "", "username of a new user")
+	fs.StringVar(&o.Access, "access", "read-write", "access level: read or read-write")
+	fs.StringVar(&o.State, "state", "", "user state: "+strings.Join(storage.UserStates, ", "))
+}
+
+func adminCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlags) (any, error) {
+	switch verb {
+	case "bootstrap":
+		return bootstrap(ctx, db)
+	case "app create":
+		return createApp(ctx, db, o)
+	case "bearer create":
+		return createBearer(ctx, db, o)
+	case "user create":
+		return createUser(ctx, db, o)
+	case "token create":
+		return createToken(ctx, db, o)
+	case "user state":
+		return setUserState(ctx, db, o)
+	}
+	return nil, fmt.Errorf("unknown command (see aviary admin help)")
+}
+
+// bootstrapResult is the one JSON object bootstrap prints.
+type bootstrapResult struct {
+	ConsumerKey       string `json:"consumer_key"`
+	ConsumerSecret    string `json:"consumer_secret"`
+	BearerToken       string `json:"bearer_token"`
+	AccessToken       string `json:"access_token"`
+	AccessTokenSecret string `json:"access_token_secret"`
+	UserID            string `json:"user_id"`
+	Username          string `json:"username"`
+	AdsAccountID      string `json:"ads_account_id"`
+}
+
+// bootstrap idempotently creates the demo identity; a second run returns the
+// same values.
+func bootstrap(ctx context.Context, db *postgres.DB) (bootstrapResult, error) {
+	app, err := ensureApp(ctx, db, demoApp, "")
+	if err != nil {
+		return bootstrapResult{}, err
+	}
+	bearer, err := ensureBearer(ctx, db, app.ID)
+	if err != nil {
+		return bootstrapResult{}, err
+	}
+	user, err := ensureUser(ctx, db, demoUsername, demoUserName)
+	if err != nil {
+		return bootstrapResult{}, err
+	}
+	token, err := db.EnsureAccessToken(ctx, app.ID, user.ID, "read-write")
+	if err != nil {
+		return bootstrapResult{}, err
+	}
+	account, err := db.EnsureAdAccount(ctx, user.ID, demoAdAccount)
+	if err != nil {
+		return bootstrapResult{}, err
+	}
+	return bootstrapResult{
+		ConsumerKey: app.ConsumerKey, ConsumerSecret: app.ConsumerSecret, BearerToken: bearer.Token,
+		AccessToken: token.Token, AccessTokenSecret: token.Secret, UserID: ids.Format(user.ID),
+		Username: user.Username, AdsAccountID: account.ID,
+	}, nil
+}
+
+// ensureApp loads an app by name or creates it; a concurrent creator wins
+// the unique constraint and its row is loaded.
+func ensureApp(ctx context.Context, db *postgres.DB, name, callback string) (storage.App, error) {
+	app, err := db.AppByName(ctx, name)
+	if !errors.Is(err, storage.ErrNotFound) {
+		return app, err
+	}
+	app, err = db.CreateApp(ctx, name, callback)
+	if errors.Is(err, storage.ErrConflict) {
+		return db.AppByName(ctx, name)
+	}
+	return app, err
+}
+
+func ensureBearer(ctx context.Context, db *postgres.DB, appID int64) (storage.BearerToken, error) {
+	t, err := db.FirstBearerToken(ctx, appID)
+	if errors.Is(err, storage.ErrNotFound) {
+		if _, err := db.CreateBearerToken(ctx, appID); err != nil {
+			return t, err
+		}
+		return db.FirstBearerToken(ctx, appID)
+	}
+	return t, err
+}
+
+func ensureUser(ctx context.Context, db *postgres.DB, username, name string) (storage.User, error) {
+	u, err := db.UserByUsername(ctx, username)
+	if !errors.Is(err, storage.ErrNotFound) {
+		return u, err
+	}
+	u, err = db.CreateUser(ctx, username, name)
+	if errors.Is(err, storage.ErrConflict) {
+		return db.UserByUsername(ctx, username)
+	}
+	return u, err
+}
+
+func createApp(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+	if o.Name == "" {
+		return nil, errors.New("--name is required")
+	}
+	app, err := db.CreateApp(ctx, o.Name, o.Callback)
+	if err != nil {
+		return nil, err
+	}
+	bearer, err := db.CreateBearerToken(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"app_id": ids.Format(app.ID), "name": app.Name, "consumer_key": app.ConsumerKey,
+		"consumer_secret": app.ConsumerSecret, "bearer_token": bearer.Token}, nil
+}
+
+func createBearer(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+	app, err := db.AppByName(ctx, o.App)
+	if err != nil {
+		return nil, fmt.Errorf("--app %q: %w", o.App, err)
+	}
+	bearer, err := db.CreateBearerToken(ctx, app.ID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"app": app.Name, "bearer_token": bearer.Token}, nil
+}
+
+func createUser(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+	if o.Username == "" {
+		return nil, errors.New("--username is required")
+	}
+	u, err := db.CreateUser(ctx, o.Username, o.Name)
+	if err != nil {
+		return nil, err
+	}
+	return renderUser(u), nil
+}
+
+func createToken(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+	if o.Access != "read" && o.Access != "read-write" {
+		return nil, fmt.Errorf("--access %q: want read or read-write", o.Access)
+	}
+	app, err := db.AppByName(ctx, o.App)
+	if err != nil {
+		return nil, fmt.Errorf("--app %q: %w", o.App, err)
+	}
+	u, err := db.UserByUsername(ctx, o.User)
+	if err != nil {
+		return nil, fmt.Errorf("--user %q: %w", o.User, err)
+	}
+	t, err := db.EnsureAccessToken(ctx, app.ID, u.ID, o.Access)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"app": app.Name, "user_id": ids.Format(u.ID), "username": u.Username,
+		"access_token": t.Token, "access_token_secret": t.Secret, "access_level": t.AccessLevel}, nil
+}
+
+func setUserState(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+	u, err := db.UserByUsername(ctx, o.User)
+	if err != nil {
+		return nil, fmt.Errorf("--user %q: %w", o.User, err)
+	}
+	u, err = db.SetUserState(ctx, u.ID, o.State, time.Now().UTC())
+	if err != nil {
+		return nil, err
+	}
+	return renderUser(u), nil
+}
+
+func renderUser(u storage.User) map[string]any {
+	stamp := func(t *time.Time) any {
+		if t == nil {
+			return nil
+		}
+		return t.UTC().Format(time.RFC3339)
+	}
+	return map[string]any{"user_id": ids.Format(u.ID), "username": u.Username, "name": u.Name,
+		"protected_at": stamp(u.ProtectedAt), "suspended_at": stamp(u.SuspendedAt),
+		"deactivated_at": stamp(u.DeactivatedAt), "deleted_at": stamp(u.DeletedAt)}
+}

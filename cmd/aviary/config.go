@@ -1,0 +1,153 @@
+package main
+
+import (
+	"cmp"
+	"flag"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aviary-dev/aviary/tasks"
+)
+
+// config is every setting of every subcommand. Each field comes from its
+// AVIARY_* environment variable (default below) and can be overridden by the
+// flag of the same name.
+type config struct {
+	DatabaseURL       string
+	RedisURL          string
+	HTTPAddr          string
+	SandboxAddr       string
+	PublicURL         string
+	ProblemsBase      string
+	BlobDriver        string
+	BlobDir           string
+	S3Endpoint        string
+	S3PublicEndpoint  string
+	S3Bucket          string
+	S3AccessKey       string
+	S3SecretKey       string
+	S3Region          string
+	S3Watch           bool
+	TLSCert           string
+	TLSKey            string
+	AdminUser         string
+	AdminPassword     string
+	WorkerQueues      string
+	WorkerConcurrency int
+	ShutdownTimeout   time.Duration
+	Reconcile         bool
+	ReconcileInterval time.Duration
+	RateLimitScale    float64
+	LogLevel          string
+	LogFormat         string
+}
+
+// setting describes one configuration variable (README lists them all).
+type setting struct {
+	env, flag, def, help string
+	bind               func(fs *flag.FlagSet, name, value, help string)
+}
+
+func (c *config) settings() []setting {
+	str := func(p *string) func(*flag.FlagSet, string, string, string) {
+		return func(fs *flag.FlagSet, n, v, h string) { fs.StringVar(p, n, v, h) }
+	}
+	boolean := func(p *bool) func(*flag.FlagSet, string, string, string) {
+		return func(fs *flag.FlagSet, n, v, h string) { b, _ := strconv.ParseBool(v); fs.BoolVar(p, n, b, h) }
+	}
+	integer := func(p *int) func(*flag.FlagSet, string, string, string) {
+		return func(fs *flag.FlagSet, n, v, h string) { i, _ := strconv.Atoi(v); fs.IntVar(p, n, i, h) }
+	}
+	duration := func(p *time.Duration) func(*flag.FlagSet, string, string, string) {
+		return func(fs *flag.FlagSet, n, v, h string) { d, _ := time.ParseDuration(v); fs.DurationVar(p, n, d, h) }
+	}
+	float := func(p *float64) func(*flag.FlagSet, string, string, string) {
+		return func(fs *flag.FlagSet, n, v, h string) { f, _ := strconv.ParseFloat(v, 64); fs.Float64Var(p, n, f, h) }
+	}
+	return []setting{
+		{"AVIARY_DATABASE_URL", "database-url", "postgres://postgres@127.0.0.1:5432/aviary?sslmode=disable", "PostgreSQL connection URL", str(&c.DatabaseURL)},
+		{"AVIARY_REDIS_URL", "redis-url", "redis://127.0.0.1:6379/0", "Redis URL (queues, rate limits, nonces)", str(&c.RedisURL)},
+		{"AVIARY_HTTP_ADDR", "http-addr", ":8080", "listen address of the API (core and ads paths)", str(&c.HTTPAddr)},
+		{"AVIARY_SANDBOX_ADDR", "sandbox-addr", ":8081", "listen address of the ads sandbox (used by the ads issue)", str(&c.SandboxAddr)},
+		{"AVIARY_PUBLIC_URL", "public-url", "http://localhost:8080", "externally visible base URL (generated URLs, OAuth signatures)", str(&c.PublicURL)},
+		{"AVIARY_PROBLEMS_BASE", "problems-base", "https://api.x.com/2/problems", "base URI of Problem JSON types", str(&c.ProblemsBase)},
+		{"AVIARY_BLOB_DRIVER", "blob-driver", "", "blob storage driver: local or s3 (default: s3 when AVIARY_S3_ENDPOINT is set, else local)", str(&c.BlobDriver)},
+		{"AVIARY_BLOB_DIR", "blob-dir", "./var/blobs", "directory of the local blob driver", str(&c.BlobDir)},
+		{"AVIARY_S3_ENDPOINT", "s3-endpoint", "", "S3 endpoint URL, e.g. http://127.0.0.1:9000", str(&c.S3Endpoint)},
+		{"AVIARY_S3_PUBLIC_ENDPOINT", "s3-public-endpoint", "", "S3 endpoint used in presigned URLs handed to clients (default AVIARY_S3_ENDPOINT)", str(&c.S3PublicEndpoint)},
+		{"AVIARY_S3_BUCKET", "s3-bucket", "aviary", "S3 bucket", str(&c.S3Bucket)},
+		{"AVIARY_S3_ACCESS_KEY", "s3-access-key", "", "S3 access key", str(&c.S3AccessKey)},
+		{"AVIARY_S3_SECRET_KEY", "s3-secret-key", "", "S3 secret key", str(&c.S3SecretKey)},
+		{"AVIARY_S3_REGION", "s3-region", "us-east-1", "S3 region", str(&c.S3Region)},
+		{"AVIARY_S3_WATCH", "s3-watch", "true", "listen for MinIO bucket notifications to notice uploads at once (polling stays on)", boolean(&c.S3Watch)},
+		{"AVIARY_TLS_CERT", "tls-cert", "", "TLS certificate file; with AVIARY_TLS_KEY the API serves HTTPS", str(&c.TLSCert)},
+		{"AVIARY_TLS_KEY", "tls-key", "", "TLS private key file", str(&c.TLSKey)},
+		{"AVIARY_ADMIN_USER", "admin-user", "admin", "user name for /admin/queues", str(&c.AdminUser)},
+		{"AVIARY_ADMIN_PASSWORD", "admin-password", "", "password for /admin/queues (dashboard disabled when empty)", str(&c.AdminPassword)},
+		{"AVIARY_WORKER_QUEUES", "queues", defaultQueues(), "queues a worker serves with their priority weights", str(&c.WorkerQueues)},
+		{"AVIARY_WORKER_CONCURRENCY", "concurrency", "8", "tasks a worker process runs at once", integer(&c.WorkerConcurrency)},
+		{"AVIARY_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "grace period for in-flight requests and tasks on shutdown", duration(&c.ShutdownTimeout)},
+		{"AVIARY_RECONCILE", "reconcile", "true", "run the compliance reconciler (upload detection, recovery) in this worker", boolean(&c.Reconcile)},
+		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the reconciler looks for uploads and lost tasks", duration(&c.ReconcileInterval)},
+		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
+		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
+		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
+	}
+}
+
+func defaultQueues() string {
+	var parts []string
+	for q, w := range tasks.AllQueues {
+		parts = append(parts, fmt.Sprintf("%s=%d", q, w))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ",")
+}
+
+// bindConfig registers every setting on fs with its environment default.
+func bindConfig(fs *flag.FlagSet) *config {
+	c := &config{}
+	for _, s := range c.settings() {
+		s.bind(fs, s.flag, cmp.Or(os.Getenv(s.env), s.def), fmt.Sprintf("%s (env %s)", s.help, s.env))
+	}
+	return c
+}
+
+// blobDriver resolves the effective blob driver.
+func (c *config) blobDriver() string {
+	if c.BlobDriver != "" {
+		return c.BlobDriver
+	}
+	if c.S3Endpoint != "" {
+		return "s3"
+	}
+	return "local"
+}
+
+// queues parses "name=weight,..." into asynq's queue map.
+func (c *config) queues() (map[string]int, error) {
+	out := map[string]int{}
+	for _, part := range strings.Split(c.WorkerQueues, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, weight, found := strings.Cut(part, "=")
+		if !found {
+			weight = "1"
+		}
+		w, err := strconv.Atoi(weight)
+		if err != nil || w < 1 {
+			return nil, fmt.Errorf("queue %q: weight must be a positive integer", part)
+		}
+		out[strings.TrimSpace(name)] = w
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no queues configured")
+	}
+	return out, nil
+}

@@ -1,0 +1,274 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+)
+
+// binary is the aviary executable built once by TestMain.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "aviary-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "aviary")
+	build := exec.Command("go", "build", "-o", binary, ".")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build aviary:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	storagetest.StopMinIO()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stack is one isolated Aviary deployment: its own database, Redis
+// database, blob bucket or directory, API process and worker processes.
+type stack struct {
+	t       testing.TB
+	env     []string
+	baseURL string
+	dbURL   string
+	db      *postgres.DB
+	creds   bootstrapResult
+	mu      sync.Mutex
+	procs   []*exec.Cmd
+}
+
+type stackOptions struct {
+	driver         string // "local" or "s3"
+	workers        int
+	workerRedisURL string // override for workers (a proxy in failure tests)
+}
+
+func newStack(t testing.TB, opts stackOptions) *stack {
+	t.Helper()
+	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t)}
+	addr, redisDB := storagetest.RedisDB(t)
+	port := freePort(t)
+	s.baseURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	s.env = []string{
+		"AVIARY_DATABASE_URL=" + s.dbURL,
+		fmt.Sprintf("AVIARY_REDIS_URL=redis://%s/%d", addr, redisDB),
+		fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port),
+		"AVIARY_PUBLIC_URL=" + s.baseURL,
+		"AVIARY_RECONCILE_INTERVAL=200ms",
+		"AVIARY_SHUTDOWN_TIMEOUT=5s",
+		"AVIARY_RATE_LIMIT_SCALE=100",
+		"AVIARY_LOG_FORMAT=text",
+		"AVIARY_ADMIN_PASSWORD=secret",
+	}
+	s.env = append(s.env, blobEnv(t, opts.driver)...)
+	s.run("migrate")
+	var again bootstrapResult
+	s.runJSON(&s.creds, "admin", "bootstrap", "--json")
+	s.runJSON(&again, "admin", "bootstrap", "--json")
+	if again != s.creds {
+		t.Fatalf("bootstrap is not idempotent:\n%+v\n%+v", s.creds, again)
+	}
+	db, err := postgres.Open(context.Background(), s.dbURL)
+	if err != nil {
+		t.Fatalf("open stack database: %v", err)
+	}
+	t.Cleanup(db.Close)
+	s.db = db
+	s.start("api", nil)
+	workerEnv := []string{}
+	if opts.workerRedisURL != "" {
+		workerEnv = append(workerEnv, "AVIARY_REDIS_URL="+opts.workerRedisURL)
+	}
+	for i := 0; i < max(opts.workers, 1); i++ {
+		s.start("worker", workerEnv)
+	}
+	s.waitReady()
+	return s
+}
+
+func blobEnv(t testing.TB, driver string) []string {
+	if driver == "s3" {
+		srv := storagetest.MinIO(t)
+		return []string{"AVIARY_BLOB_DRIVER=s3", "AVIARY_S3_ENDPOINT=" + srv.Endpoint,
+			"AVIARY_S3_BUCKET=" + storagetest.NewBucket(t, srv), "AVIARY_S3_ACCESS_KEY=" + srv.AccessKey,
+			"AVIARY_S3_SECRET_KEY=" + srv.SecretKey, "AVIARY_S3_REGION=" + srv.Region}
+	}
+	return []string{"AVIARY_BLOB_DRIVER=local", "AVIARY_BLOB_DIR=" + t.TempDir()}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("find free port: %v", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+func (s *stack) command(extraEnv []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(binary, args...)
+	cmd.Env = append(append(os.Environ(), s.env...), extraEnv...)
+	return cmd
+}
+
+// run executes a one-shot subcommand and returns its stdout.
+func (s *stack) run(args ...string) []byte {
+	s.t.Helper()
+	cmd := s.command(nil, args...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		s.t.Fatalf("aviary %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out
+}
+
+func (s *stack) runJSON(v any, args ...string) {
+	s.t.Helper()
+	if err := json.Unmarshal(s.run(args...), v); err != nil {
+		s.t.Fatalf("aviary %s: decode output: %v", strings.Join(args, " "), err)
+	}
+}
+
+// start launches a long-running subcommand; it is stopped (SIGTERM, then
+// SIGKILL) when the test ends, and its log is attached to a failed test.
+func (s *stack) start(name string, extraEnv []string) *exec.Cmd {
+	s.t.Helper()
+	cmd := s.command(extraEnv, name)
+	logFile, err := os.CreateTemp(s.t.TempDir(), name+"-*.log")
+	if err != nil {
+		s.t.Fatalf("create log file: %v", err)
+	}
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start aviary %s: %v", name, err)
+	}
+	s.mu.Lock()
+	s.procs = append(s.procs, cmd)
+	s.mu.Unlock()
+	s.t.Cleanup(func() {
+		stopProcess(cmd)
+		logFile.Close()
+		if s.t.Failed() {
+			b, _ := os.ReadFile(logFile.Name())
+			s.t.Logf("---- aviary %s log (pid %d) ----\n%s", name, cmd.Process.Pid, tail(b, 12000))
+		}
+	})
+	return cmd
+}
+
+func stopProcess(cmd *exec.Cmd) {
+	if cmd.ProcessState != nil {
+		return
+	}
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+	}
+}
+
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
+}
+
+func (s *stack) waitReady() {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get(s.baseURL + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	s.t.Fatalf("API at %s not ready after 30s", s.baseURL)
+}
+
+// response is a decoded API answer.
+type response struct {
+	Status int
+	Header http.Header
+	Body   map[string]any
+	Raw    []byte
+}
+
+// do sends a request with the given Authorization header value.
+func (s *stack) do(method, path, authz string, body any) response {
+	s.t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			s.t.Fatalf("encode body: %v", err)
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequest(method, s.baseURL+path, rd)
+	if err != nil {
+		s.t.Fatalf("build request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if authz != "" {
+		req.Header.Set("Authorization", authz)
+	}
+	return s.send(req)
+}
+
+func (s *stack) send(req *http.Request) response {
+	s.t.Helper()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		s.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		s.t.Fatalf("read %s %s: %v", req.Method, req.URL, err)
+	}
+	out := response{Status: resp.StatusCode, Header: resp.Header, Raw: raw}
+	if len(raw) > 0 && strings.Contains(resp.Header.Get("Content-Type"), "json") {
+		if err := json.Unmarshal(raw, &out.Body); err != nil {
+			s.t.Fatalf("%s %s: decode %q: %v", req.Method, req.URL, raw, err)
+		}
+	}
+	return out
+}
+
+func (s *stack) bearer() string { return "Bearer " + s.creds.BearerToken }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }

@@ -1,0 +1,165 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
+)
+
+const jobColumns = `id, app_id, type, name, resumable, status, upload_key, result_key, upload_url, download_url,
+	upload_expires_at, download_expires_at, created_at, updated_at, enqueued_at, started_at, heartbeat_at,
+	completed_at, attempts, lines_read, malformed_lines, result_lines, failure_reason`
+
+func scanJob(row pgx.Row) (storage.ComplianceJob, error) {
+	var j storage.ComplianceJob
+	err := row.Scan(&j.ID, &j.AppID, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadKey, &j.ResultKey,
+		&j.UploadURL, &j.DownloadURL, &j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt, &j.UpdatedAt,
+		&j.EnqueuedAt, &j.StartedAt, &j.HeartbeatAt, &j.CompletedAt, &j.Attempts, &j.LinesRead,
+		&j.MalformedLines, &j.ResultLines, &j.FailureReason)
+	return j, err
+}
+
+func collectJobs(rows pgx.Rows) ([]storage.ComplianceJob, error) {
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.ComplianceJob, error) { return scanJob(row) })
+}
+
+// CreateComplianceJob records a new job in status created. It fails with
+// storage.ErrConflict while the app has a job of the same type in progress;
+// creations of one app are serialized so the check cannot race.
+func (db *DB) CreateComplianceJob(ctx context.Context, j storage.ComplianceJob) (storage.ComplianceJob, error) {
+	var out storage.ComplianceJob
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, j.AppID); err != nil {
+			return fmt.Errorf("lock app: %w", err)
+		}
+		var busy bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS(SELECT 1 FROM compliance_jobs
+			WHERE app_id = $1 AND type = $2 AND status = 'in_progress')`, j.AppID, j.Type).Scan(&busy); err != nil {
+			return fmt.Errorf("check jobs in progress: %w", err)
+		}
+		if busy {
+			return fmt.Errorf("a %s job is in progress: %w", j.Type, storage.ErrConflict)
+		}
+		var err error
+		out, err = scanJob(tx.QueryRow(ctx, `INSERT INTO compliance_jobs (id, app_id, type, name, resumable, upload_key,
+			result_key, upload_url, download_url, upload_expires_at, download_expires_at, created_at, updated_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12) RETURNING `+jobColumns,
+			j.ID, j.AppID, j.Type, j.Name, j.Resumable, j.UploadKey, j.ResultKey, j.UploadURL, j.DownloadURL,
+			j.UploadExpiresAt, j.DownloadExpiresAt, j.CreatedAt))
+		return err
+	})
+	return out, wrap(fmt.Sprintf("create compliance job %d", j.ID), err)
+}
+
+// AppComplianceJob loads one job of an app; another app's job is not found.
+func (db *DB) AppComplianceJob(ctx context.Context, appID, id int64) (storage.ComplianceJob, error) {
+	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID))
+	return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
+}
+
+// ComplianceJob loads any job by id (workers).
+func (db *DB) ComplianceJob(ctx context.Context, id int64) (storage.ComplianceJob, error) {
+	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs WHERE id = $1`, id))
+	return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
+}
+
+// ListComplianceJobs returns an app's jobs of one type, newest first.
+func (db *DB) ListComplianceJobs(ctx context.Context, f storage.ComplianceFilter) ([]storage.ComplianceJob, error) {
+	limit := f.Limit
+	if limit <= 0 {
+		limit = 100
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+jobColumns+` FROM compliance_jobs
+		WHERE app_id = $1 AND type = $2 AND ($3 = '' OR status = $3) ORDER BY id DESC LIMIT $4`,
+		f.AppID, f.Type, f.Status, limit)
+	if err != nil {
+		return nil, wrap("list compliance jobs", err)
+	}
+	jobs, err := collectJobs(rows)
+	return jobs, wrap("scan compliance jobs", err)
+}
+
+// ComplianceJobsToReconcile returns open jobs the reconciler should look at:
+// created jobs not enqueued since staleBefore (least recently checked first)
+// and in-progress jobs whose heartbeat is older than staleBefore.
+func (db *DB) ComplianceJobsToReconcile(ctx context.Context, staleBefore time.Time, limit int) ([]storage.ComplianceJob, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+jobColumns+` FROM compliance_jobs
+		WHERE (status = 'created' AND (enqueued_at IS NULL OR enqueued_at < $1))
+		   OR (status = 'in_progress' AND COALESCE(heartbeat_at, enqueued_at, created_at) < $1)
+		ORDER BY upload_checked_at NULLS FIRST, id LIMIT $2`, staleBefore, limit)
+	if err != nil {
+		return nil, wrap("list jobs to reconcile", err)
+	}
+	jobs, err := collectJobs(rows)
+	return jobs, wrap("scan jobs to reconcile", err)
+}
+
+// MarkComplianceChecked records that the reconciler looked for the upload.
+func (db *DB) MarkComplianceChecked(ctx context.Context, ids []int64, at time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET upload_checked_at = $2 WHERE id = ANY($1)`, ids, at)
+	return wrap("mark compliance jobs checked", err)
+}
+
+// MarkComplianceEnqueued records that the job's task was handed to the queue.
+func (db *DB) MarkComplianceEnqueued(ctx context.Context, id int64, at time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET enqueued_at = $2 WHERE id = $1`, id, at)
+	return wrap(fmt.Sprintf("mark compliance job %d enqueued", id), err)
+}
+
+// StartComplianceJob moves an open job to in_progress for a new attempt and
+// resets its progress. started is false (and the job is returned as stored)
+// when the job is already complete or failed.
+func (db *DB) StartComplianceJob(ctx context.Context, id int64, at time.Time) (job storage.ComplianceJob, started bool, err error) {
+	job, err = scanJob(db.pool.QueryRow(ctx, `UPDATE compliance_jobs SET status = 'in_progress',
+		started_at = COALESCE(started_at, $2), heartbeat_at = $2, updated_at = $2, attempts = attempts + 1,
+		lines_read = 0, malformed_lines = 0, result_lines = 0
+		WHERE id = $1 AND status IN ('created', 'in_progress') RETURNING `+jobColumns, id, at))
+	if err == nil {
+		return job, true, nil
+	}
+	if translate(err) != storage.ErrNotFound {
+		return job, false, wrap(fmt.Sprintf("start compliance job %d", id), err)
+	}
+	job, err = db.ComplianceJob(ctx, id)
+	return job, false, err
+}
+
+// HeartbeatComplianceJob records progress of an in-progress job.
+func (db *DB) HeartbeatComplianceJob(ctx context.Context, id int64, p storage.ComplianceProgress, at time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET heartbeat_at = $2, lines_read = $3, malformed_lines = $4,
+		result_lines = $5 WHERE id = $1 AND status = 'in_progress'`, id, at, p.LinesRead, p.MalformedLines, p.ResultLines)
+	return wrap(fmt.Sprintf("heartbeat compliance job %d", id), err)
+}
+
+// CompleteComplianceJob moves an in-progress job to complete with its final
+// counts. It returns storage.ErrConflict if the job was not in progress.
+func (db *DB) CompleteComplianceJob(ctx context.Context, id int64, p storage.ComplianceProgress, at time.Time) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET status = 'complete', completed_at = $2, updated_at = $2,
+		heartbeat_at = $2, lines_read = $3, malformed_lines = $4, result_lines = $5
+		WHERE id = $1 AND status = 'in_progress'`, id, at, p.LinesRead, p.MalformedLines, p.ResultLines)
+	if err != nil {
+		return wrap(fmt.Sprintf("complete compliance job %d", id), err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("complete compliance job %d: not in progress: %w", id, storage.ErrConflict)
+	}
+	return nil
+}
+
+// FailComplianceJob moves an open job to failed with a reason. A job that is
+// already complete or failed is left as it is (ErrConflict).
+func (db *DB) FailComplianceJob(ctx context.Context, id int64, reason string, at time.Time) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET status = 'failed', failure_reason = $2, updated_at = $3,
+		completed_at = $3 WHERE id = $1 AND status IN ('created', 'in_progress')`, id, reason, at)
+	if err != nil {
+		return wrap(fmt.Sprintf("fail compliance job %d", id), err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("fail compliance job %d: already finished: %w", id, storage.ErrConflict)
+	}
+	return nil
+}

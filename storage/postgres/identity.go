@@ -1,0 +1,212 @@
+package postgres
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
+)
+
+const appColumns = `a.id, a.name, a.consumer_key, a.consumer_secret, a.callback_url, a.created_at`
+
+func scanApp(row pgx.Row) (storage.App, error) {
+	var a storage.App
+	err := row.Scan(&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.CreatedAt)
+	return a, err
+}
+
+// CreateApp registers an app with fresh consumer credentials.
+func (db *DB) CreateApp(ctx context.Context, name, callbackURL string) (storage.App, error) {
+	key, err := ids.Token(25)
+	if err != nil {
+		return storage.App{}, err
+	}
+	secret, err := ids.Token(50)
+	if err != nil {
+		return storage.App{}, err
+	}
+	app, err := scanApp(db.pool.QueryRow(ctx, `INSERT INTO apps AS a (name, consumer_key, consumer_secret, callback_url)
+		VALUES ($1, $2, $3, $4) RETURNING `+appColumns, name, key, secret, callbackURL))
+	return app, wrap("create app "+name, err)
+}
+
+// AppByName loads an app by its unique name.
+func (db *DB) AppByName(ctx context.Context, name string) (storage.App, error) {
+	app, err := scanApp(db.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM apps a WHERE a.name = $1`, name))
+	return app, wrap("load app "+name, err)
+}
+
+// AppByConsumerKey loads the app owning a consumer key.
+func (db *DB) AppByConsumerKey(ctx context.Context, key string) (storage.App, error) {
+	app, err := scanApp(db.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM apps a WHERE a.consumer_key = $1`, key))
+	return app, wrap("load app by consumer key", err)
+}
+
+// AppByBearerToken loads the app an unrevoked bearer token belongs to.
+func (db *DB) AppByBearerToken(ctx context.Context, token string) (storage.App, error) {
+	app, err := scanApp(db.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM apps a
+		JOIN bearer_tokens b ON b.app_id = a.id WHERE b.token = $1 AND b.revoked_at IS NULL`, token))
+	return app, wrap("load app by bearer token", err)
+}
+
+// CreateBearerToken issues a new app-only bearer token.
+func (db *DB) CreateBearerToken(ctx context.Context, appID int64) (storage.BearerToken, error) {
+	random, err := ids.Token(80)
+	if err != nil {
+		return storage.BearerToken{}, err
+	}
+	t := storage.BearerToken{Token: "AAAAAAAAAAAAAAAAAAAAA" + random, AppID: appID}
+	err = db.pool.QueryRow(ctx, `INSERT INTO bearer_tokens (token, app_id) VALUES ($1, $2) RETURNING created_at`,
+		t.Token, appID).Scan(&t.CreatedAt)
+	return t, wrap(fmt.Sprintf("create bearer token for app %d", appID), err)
+}
+
+// FirstBearerToken returns the oldest unrevoked bearer token of an app.
+func (db *DB) FirstBearerToken(ctx context.Context, appID int64) (storage.BearerToken, error) {
+	t := storage.BearerToken{AppID: appID}
+	err := db.pool.QueryRow(ctx, `SELECT token, created_at FROM bearer_tokens
+		WHERE app_id = $1 AND revoked_at IS NULL ORDER BY created_at, token LIMIT 1`, appID).Scan(&t.Token, &t.CreatedAt)
+	return t, wrap(fmt.Sprintf("load bearer token of app %d", appID), err)
+}
+
+// RevokeBearerToken revokes a bearer token.
+func (db *DB) RevokeBearerToken(ctx context.Context, token string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE bearer_tokens SET revoked_at = now() WHERE token = $1 AND revoked_at IS NULL`, token)
+	if err != nil {
+		return wrap("revoke bearer token", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("revoke bearer token: %w", storage.ErrNotFound)
+	}
+	return nil
+}
+
+const userColumns = `u.id, u.username, u.name, u.created_at, u.protected_at, u.suspended_at, u.deactivated_at, u.deleted_at`
+
+func scanUser(row pgx.Row) (storage.User, error) {
+	var u storage.User
+	err := row.Scan(&u.ID, &u.Username, &u.Name, &u.CreatedAt, &u.ProtectedAt, &u.SuspendedAt, &u.DeactivatedAt, &u.DeletedAt)
+	return u, err
+}
+
+// CreateUser registers a user; usernames are unique case-insensitively.
+func (db *DB) CreateUser(ctx context.Context, username, name string) (storage.User, error) {
+	u, err := scanUser(db.pool.QueryRow(ctx, `INSERT INTO users AS u (username, name) VALUES ($1, $2) RETURNING `+userColumns, username, name))
+	return u, wrap("create user "+username, err)
+}
+
+// UserByID loads a user, including deleted ones.
+func (db *DB) UserByID(ctx context.Context, id int64) (storage.User, error) {
+	u, err := scanUser(db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1`, id))
+	return u, wrap(fmt.Sprintf("load user %d", id), err)
+}
+
+// UserByUsername loads a user by username (case-insensitive).
+func (db *DB) UserByUsername(ctx context.Context, username string) (storage.User, error) {
+	u, err := scanUser(db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE lower(u.username) = lower($1)`, username))
+	return u, wrap("load user "+username, err)
+}
+
+// stateUpdates maps an operator state change to the SQL assignment it makes.
+var stateUpdates = map[string]string{
+	"protected":   `protected_at = COALESCE(protected_at, $2)`,
+	"unprotected": `protected_at = NULL`,
+	"suspended":   `suspended_at = COALESCE(suspended_at, $2)`,
+	"unsuspended": `suspended_at = NULL`,
+	"deactivated": `deactivated_at = COALESCE(deactivated_at, $2)`,
+	"reactivated": `deactivated_at = NULL`,
+	"deleted":     `deleted_at = COALESCE(deleted_at, $2)`,
+	"active":      `protected_at = NULL, suspended_at = NULL, deactivated_at = NULL`,
+}
+
+// SetUserState applies one of storage.UserStates to a user at time at.
+func (db *DB) SetUserState(ctx context.Context, id int64, state string, at time.Time) (storage.User, error) {
+	set, ok := stateUpdates[state]
+	if !ok {
+		return storage.User{}, fmt.Errorf("set user %d state: unknown state %q", id, state)
+	}
+	u, err := scanUser(db.pool.QueryRow(ctx, `UPDATE users u SET `+set+` WHERE u.id = $1 AND ($2::timestamptz IS NOT NULL) RETURNING `+userColumns, id, at))
+	return u, wrap(fmt.Sprintf("set user %d state %s", id, state), err)
+}
+
+const tokenColumns = `token, secret, app_id, user_id, access_level, created_at`
+
+func scanToken(row pgx.Row) (storage.AccessToken, error) {
+	var t storage.AccessToken
+	err := row.Scan(&t.Token, &t.Secret, &t.AppID, &t.UserID, &t.AccessLevel, &t.CreatedAt)
+	return t, err
+}
+
+// EnsureAccessToken returns the app's unrevoked token for a user, issuing
+// one with the given access level if there is none.
+func (db *DB) EnsureAccessToken(ctx context.Context, appID, userID int64, level string) (storage.AccessToken, error) {
+	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM access_tokens
+		WHERE app_id = $1 AND user_id = $2 AND revoked_at IS NULL`, appID, userID))
+	if err == nil {
+		return t, nil
+	}
+	if translate(err) != storage.ErrNotFound {
+		return t, wrap("load access token", err)
+	}
+	random, err := ids.Token(30)
+	if err != nil {
+		return t, err
+	}
+	secret, err := ids.Token(45)
+	if err != nil {
+		return t, err
+	}
+	t, err = scanToken(db.pool.QueryRow(ctx, `INSERT INTO access_tokens (token, secret, app_id, user_id, access_level)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (app_id, user_id) DO UPDATE SET token = EXCLUDED.token, secret = EXCLUDED.secret,
+			access_level = EXCLUDED.access_level, revoked_at = NULL, created_at = now()
+		RETURNING `+tokenColumns, ids.Format(userID)+"-"+random, secret, appID, userID, level))
+	return t, wrap(fmt.Sprintf("issue access token for user %d", userID), err)
+}
+
+// AccessToken loads an unrevoked OAuth 1.0a access token.
+func (db *DB) AccessToken(ctx context.Context, token string) (storage.AccessToken, error) {
+	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM access_tokens WHERE token = $1 AND revoked_at IS NULL`, token))
+	return t, wrap("load access token", err)
+}
+
+// RevokeAccessToken revokes an OAuth 1.0a access token.
+func (db *DB) RevokeAccessToken(ctx context.Context, token string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE access_tokens SET revoked_at = now() WHERE token = $1 AND revoked_at IS NULL`, token)
+	if err != nil {
+		return wrap("revoke access token", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("revoke access token: %w", storage.ErrNotFound)
+	}
+	return nil
+}
+
+// EnsureAdAccount returns the user's first ad account, creating one named
+// name if the user has none.
+func (db *DB) EnsureAdAccount(ctx context.Context, userID int64, name string) (storage.AdAccount, error) {
+	const cols = `id, name, user_id, timezone, approval_status, industry_type, created_at, updated_at, deleted`
+	scan := func(row pgx.Row) (storage.AdAccount, error) {
+		var a storage.AdAccount
+		err := row.Scan(&a.ID, &a.Name, &a.UserID, &a.Timezone, &a.ApprovalStatus, &a.IndustryType, &a.CreatedAt, &a.UpdatedAt, &a.Deleted)
+		return a, err
+	}
+	a, err := scan(db.pool.QueryRow(ctx, `SELECT `+cols+` FROM ad_accounts WHERE user_id = $1 AND NOT deleted ORDER BY created_at, id LIMIT 1`, userID))
+	if translate(err) != storage.ErrNotFound {
+		return a, wrap("load ad account", err)
+	}
+	id, err := db.NextID(ctx)
+	if err != nil {
+		return a, err
+	}
+	a, err = scan(db.pool.QueryRow(ctx, `INSERT INTO ad_accounts (id, name, user_id) VALUES ($1, $2, $3) RETURNING `+cols,
+		ids.Base36(id), name, userID))
+	if err != nil {
+		return a, wrap("create ad account", err)
+	}
+	return a, nil
+}

@@ -1,0 +1,38 @@
+// Package tasks holds the wire contract between the API tier and the worker
+// pools: task type names, queue names and payload structs. Type names are
+// stable identifiers stored in Redis; never rename one, add a new one instead.
+//
+// The package depends only on asynq and the standard library so that both
+// tiers can import it without pulling in each other's dependencies.
+package tasks
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/hibiken/asynq"
+)
+
+// Queue names. Each queue can be served by its own worker deployment
+// (aviary worker --queues ...), so heavy work never starves light work.
+const (
+	QueueDefault    = "default"
+	QueueCompliance = "compliance"
+	QueueMedia      = "media"
+)
+
+// AllQueues lists every queue with its default priority weight.
+var AllQueues = map[string]int{
+	QueueCompliance: 3,
+	QueueDefault:    2,
+	QueueMedia:      1,
+}
+
+// decode unmarshals a task payload; a malformed payload can never succeed, so
+// it is wrapped with asynq.SkipRetry.
+func decode(t *asynq.Task, v any) error {
+	if err := json.Unmarshal(t.Payload(), v); err != nil {
+		return fmt.Errorf("decode %s payload: %v: %w", t.Type(), err, asynq.SkipRetry)
+	}
+	return nil
+}
