@@ -36,6 +36,7 @@ type Compliance struct {
 	Logger         *slog.Logger
 	Clock          func() time.Time
 	BatchSize      int           // ids per database lookup (default 5000)
+	Parallel       int           // lookups in flight per job (default 2)
 	HeartbeatEvery time.Duration // progress write interval (default 2 s)
 }
 
@@ -107,7 +108,7 @@ func (c *Compliance) process(ctx context.Context, job storage.ComplianceJob) (st
 		return storage.ComplianceProgress{}, fmt.Errorf("open upload: %w", err)
 	}
 	defer in.Close()
-	run := &checkRun{lookup: c.lookupFor(job.Type), batchSize: c.batchSize(), onBatch: c.heartbeat(ctx, job.ID)}
+	run := &checkRun{lookup: c.lookupFor(job.Type), batchSize: c.batchSize(), parallel: c.Parallel, onBatch: c.heartbeat(ctx, job.ID)}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	pr, pw := io.Pipe()

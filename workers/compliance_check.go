@@ -33,13 +33,27 @@ type action struct {
 type lookupFunc func(ctx context.Context, ids []int64) (map[int64]action, error)
 
 // checkRun streams ids from in, resolves them in batches and writes one
-// JSON line per id that needs action to out, in upload order.
+// JSON line per id that needs action to out, in upload order. Up to
+// parallel lookups run at once (default 2) while results are still written
+// in input order, so reading, querying and writing overlap; memory stays
+// bounded by (parallel+1) batches whatever the upload's size.
 type checkRun struct {
 	lookup    lookupFunc
 	batchSize int
+	parallel  int
 	progress  storage.ComplianceProgress
 	onBatch   func(storage.ComplianceProgress)
 	line      []byte // reusable output buffer
+}
+
+// pendingBatch is one batch whose lookup may still be running, with the
+// reader's counters as they were when the batch was cut.
+type pendingBatch struct {
+	ids    []int64
+	counts storage.ComplianceProgress
+	found  map[int64]action
+	err    error
+	done   chan struct{}
 }
 
 func (c *checkRun) run(ctx context.Context, in io.Reader, out io.Writer) error {
@@ -47,19 +61,52 @@ func (c *checkRun) run(ctx context.Context, in io.Reader, out io.Writer) error {
 	if err := sniff(br); err != nil {
 		return err
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	parallel := max(c.parallel, 1)
+	if c.parallel == 0 {
+		parallel = 2
+	}
+	batches := make(chan *pendingBatch, parallel-1)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		readErr <- c.read(ctx, br, batches)
+	}()
+	if err := c.drain(batches, out); err != nil {
+		cancel()
+		for range batches { // let the reader stop
+		}
+		<-readErr
+		return err
+	}
+	return <-readErr
+}
+
+// read cuts the upload into batches and starts each batch's lookup.
+func (c *checkRun) read(ctx context.Context, br *bufio.Reader, batches chan<- *pendingBatch) error {
+	var counts storage.ComplianceProgress
 	batch := make([]int64, 0, c.batchSize)
 	for {
 		line, err := readLine(br)
 		if len(line) > 0 || err == nil {
-			c.take(line, &batch)
+			batch = take(line, batch, &counts)
 		}
 		if len(batch) == cap(batch) || (err != nil && len(batch) > 0) {
-			if ferr := c.flush(ctx, batch, out); ferr != nil {
-				return ferr
+			p := &pendingBatch{ids: batch, counts: counts, done: make(chan struct{})}
+			go func() {
+				p.found, p.err = c.lookup(ctx, p.ids)
+				close(p.done)
+			}()
+			select {
+			case batches <- p:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
-			batch = batch[:0]
+			batch = make([]int64, 0, c.batchSize)
 		}
 		if errors.Is(err, io.EOF) {
+			batches <- &pendingBatch{counts: counts, done: closedChan}
 			return nil
 		}
 		if err != nil {
@@ -68,40 +115,46 @@ func (c *checkRun) run(ctx context.Context, in io.Reader, out io.Writer) error {
 	}
 }
 
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // take classifies one line: blank lines are ignored, ids are batched,
 // anything else is counted as malformed.
-func (c *checkRun) take(line []byte, batch *[]int64) {
+func take(line []byte, batch []int64, counts *storage.ComplianceProgress) []int64 {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return
+		return batch
 	}
-	c.progress.LinesRead++
+	counts.LinesRead++
 	id, ok := parseID(line)
 	if !ok {
-		c.progress.MalformedLines++
-		return
+		counts.MalformedLines++
+		return batch
 	}
-	*batch = append(*batch, id)
+	return append(batch, id)
 }
 
-func (c *checkRun) flush(ctx context.Context, batch []int64, out io.Writer) error {
-	found, err := c.lookup(ctx, batch)
-	if err != nil {
-		return err
-	}
-	for _, id := range batch {
-		a, ok := found[id]
-		if !ok {
-			continue
+// drain writes each batch's results in order as its lookup finishes.
+func (c *checkRun) drain(batches <-chan *pendingBatch, out io.Writer) error {
+	for p := range batches {
+		<-p.done
+		if p.err != nil {
+			return p.err
 		}
-		c.line = appendResult(c.line[:0], id, a)
-		if _, err := out.Write(c.line); err != nil {
-			return fmt.Errorf("write result: %w", err)
+		for _, id := range p.ids {
+			a, ok := p.found[id]
+			if !ok {
+				continue
+			}
+			c.line = appendResult(c.line[:0], id, a)
+			if _, err := out.Write(c.line); err != nil {
+				return fmt.Errorf("write result: %w", err)
+			}
+			c.progress.ResultLines++
 		}
-		c.progress.ResultLines++
-	}
-	if c.onBatch != nil {
-		c.onBatch(c.progress)
+		c.progress.LinesRead, c.progress.MalformedLines = p.counts.LinesRead, p.counts.MalformedLines
+		if c.onBatch != nil {
+			c.onBatch(c.progress)
+		}
 	}
 	return nil
 }

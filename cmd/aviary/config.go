@@ -49,7 +49,7 @@ type config struct {
 // setting describes one configuration variable (README lists them all).
 type setting struct {
 	env, flag, def, help string
-	bind               func(fs *flag.FlagSet, name, value, help string)
+	bind                 func(fs *flag.FlagSet, name, value, help string)
 }
 
 func (c *config) settings() []setting {

@@ -196,7 +196,7 @@ func (s *stack) waitJob(id string, timeout time.Duration) map[string]any {
 func TestComplianceEndToEnd(t *testing.T) {
 	for _, driver := range []string{"s3", "local"} {
 		t.Run(driver, func(t *testing.T) {
-			s := newStack(t, stackOptions{driver: driver})
+			s := newStack(t, stackOptions{driver: driver, workers: 1})
 			w := buildWorld(s)
 			t.Run("tweets", func(t *testing.T) { checkTweetsJob(t, s, w) })
 			t.Run("users", func(t *testing.T) { checkUsersJob(t, s, w) })

@@ -64,8 +64,15 @@ type stackOptions struct {
 
 func newStack(t testing.TB, opts stackOptions) *stack {
 	t.Helper()
+	_, redisDB := storagetest.RedisDB(t)
+	return newStackWithRedisDB(t, opts, redisDB)
+}
+
+// newStackWithRedisDB builds a stack on an already claimed Redis database.
+func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
+	t.Helper()
 	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t)}
-	addr, redisDB := storagetest.RedisDB(t)
+	addr := storagetest.RedisAddr()
 	port := freePort(t)
 	s.baseURL = fmt.Sprintf("http://127.0.0.1:%d", port)
 	s.env = []string{
@@ -98,7 +105,7 @@ func newStack(t testing.TB, opts stackOptions) *stack {
 	if opts.workerRedisURL != "" {
 		workerEnv = append(workerEnv, "AVIARY_REDIS_URL="+opts.workerRedisURL)
 	}
-	for i := 0; i < max(opts.workers, 1); i++ {
+	for i := 0; i < opts.workers; i++ {
 		s.start("worker", workerEnv)
 	}
 	s.waitReady()

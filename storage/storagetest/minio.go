@@ -105,9 +105,9 @@ func startMinIO() (MinIOServer, *minioProcess, error) {
 
 // launchMinIO starts one MinIO process and waits until it is live.
 func launchMinIO(bin string, srv MinIOServer) (*minioProcess, string, error) {
-	dir, err := os.MkdirTemp("", "aviary-minio-*")
+	dir, err := newMinIODir()
 	if err != nil {
-		return nil, "", fmt.Errorf("minio data dir: %w", err)
+		return nil, "", err
 	}
 	addr, consoleAddr, err := freeAddr(), freeAddr(), nil
 	if addr == "" || consoleAddr == "" {
@@ -133,7 +133,7 @@ func launchMinIO(bin string, srv MinIOServer) (*minioProcess, string, error) {
 // Pdeathsig when the parent *thread* exits, so that thread must live as long
 // as MinIO does. The goroutine then waits for MinIO to exit.
 func spawn(bin string, srv MinIOServer, dir, addr, consoleAddr string) (*minioProcess, error) {
-	cmd := exec.Command(bin, "server", dir, "--address", addr, "--console-address", consoleAddr, "--quiet")
+	cmd := exec.Command(bin, "server", filepath.Join(dir, "data"), "--address", addr, "--console-address", consoleAddr, "--quiet")
 	cmd.Env = append(os.Environ(),
 		"MINIO_ROOT_USER="+srv.AccessKey,
 		"MINIO_ROOT_PASSWORD="+srv.SecretKey,
@@ -159,6 +159,39 @@ func spawn(bin string, srv MinIOServer, dir, addr, consoleAddr string) (*minioPr
 		return nil, err
 	}
 	return p, nil
+}
+
+// minioDirPattern names the per-process directories under os.TempDir; each
+// holds MinIO's data dir and an owner.pid file.
+const minioDirPattern = "aviary-minio-*"
+
+// newMinIODir creates a fresh directory for one MinIO server, first removing
+// those left behind by test processes that were killed.
+func newMinIODir() (string, error) {
+	removeOrphanDirs()
+	dir, err := os.MkdirTemp("", minioDirPattern)
+	if err == nil {
+		err = os.WriteFile(filepath.Join(dir, "owner.pid"), []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
+	if err != nil {
+		return "", fmt.Errorf("minio data dir: %w", err)
+	}
+	return dir, nil
+}
+
+// removeOrphanDirs deletes MinIO directories whose owning process is gone.
+// Directories without a readable owner.pid are left alone.
+func removeOrphanDirs() {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), minioDirPattern))
+	for _, dir := range dirs {
+		b, err := os.ReadFile(filepath.Join(dir, "owner.pid"))
+		if err != nil {
+			continue
+		}
+		if pid, err := strconv.Atoi(string(b)); err == nil && !processAlive(pid) {
+			_ = os.RemoveAll(dir)
+		}
+	}
 }
 
 // waitLive polls MinIO's liveness endpoint until it answers 200.

@@ -1,0 +1,380 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/api/ratelimit"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob/local"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+)
+
+const problems = "https://api.x.com/2/problems/"
+
+// bundle is one API server on real PostgreSQL, Redis and local blobs, with
+// two apps and a user holding an access token for the first.
+type bundle struct {
+	srv          *httptest.Server
+	db           *postgres.DB
+	app, other   storage.App
+	bearer       string
+	otherBearer  string
+	user, author storage.User
+	token        storage.AccessToken
+	authorToken  storage.AccessToken
+}
+
+func setup(t *testing.T, rateScale float64) *bundle {
+	t.Helper()
+	ctx := context.Background()
+	db, _ := storagetest.NewDB(t)
+	addr, n := storagetest.RedisDB(t)
+	rc := redis.NewClient(&redis.Options{Addr: addr, DB: n})
+	t.Cleanup(func() { rc.Close() })
+	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://blobs.invalid"})
+	if err != nil {
+		t.Fatalf("local blobs: %v", err)
+	}
+	w := apierr.Writer{}
+	authn, err := auth.New(db, auth.NewRedisNonceStore(rc, "t:nonce:"), "", time.Now, w)
+	if err != nil {
+		t.Fatalf("auth: %v", err)
+	}
+	handler := api.New(api.Deps{
+		Store: db, Blobs: blobs, Auth: authn, Errors: w, RateLimitScale: rateScale,
+		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
+		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
+	})
+	b := &bundle{srv: httptest.NewServer(handler), db: db}
+	t.Cleanup(b.srv.Close)
+	b.app, b.bearer = newApp(t, db, "first")
+	b.other, b.otherBearer = newApp(t, db, "second")
+	b.user, b.token = newUser(t, db, b.app, "reader")
+	b.author, b.authorToken = newUser(t, db, b.app, "author")
+	_ = ctx
+	return b
+}
+
+func newApp(t *testing.T, db *postgres.DB, name string) (storage.App, string) {
+	t.Helper()
+	app, err := db.CreateApp(context.Background(), name, "")
+	if err != nil {
+		t.Fatalf("create app: %v", err)
+	}
+	tok, err := db.CreateBearerToken(context.Background(), app.ID)
+	if err != nil {
+		t.Fatalf("create bearer: %v", err)
+	}
+	return app, "Bearer " + tok.Token
+}
+
+func newUser(t *testing.T, db *postgres.DB, app storage.App, name string) (storage.User, storage.AccessToken) {
+	t.Helper()
+	u, err := db.CreateUser(context.Background(), name, name)
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	tok, err := db.EnsureAccessToken(context.Background(), app.ID, u.ID, "read-write")
+	if err != nil {
+		t.Fatalf("create token: %v", err)
+	}
+	return u, tok
+}
+
+type reply struct {
+	status int
+	header http.Header
+	body   map[string]any
+	raw    string
+}
+
+// call sends a request; authz "oauth:<token>" signs it as that user.
+func (b *bundle) call(t *testing.T, method, path, authz, contentType string, body []byte) reply {
+	t.Helper()
+	req, err := http.NewRequest(method, b.srv.URL+path, bytes.NewReader(body))
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	switch {
+	case strings.HasPrefix(authz, "oauth:"):
+		tok := b.token
+		if authz == "oauth:author" {
+			tok = b.authorToken
+		}
+		if err := auth.SignRequest(req, "", b.app.ConsumerKey, b.app.ConsumerSecret, tok.Token, tok.Secret, time.Now(), ""); err != nil {
+			t.Fatalf("sign: %v", err)
+		}
+	case authz != "":
+		req.Header.Set("Authorization", authz)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}
+	_ = json.Unmarshal(raw, &r.body)
+	return r
+}
+
+func jsonBody(v any) []byte {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// paramNames lists the parameter names of an invalid-request problem.
+func paramNames(body map[string]any) []string {
+	var names []string
+	errs, _ := body["errors"].([]any)
+	for _, e := range errs {
+		params, _ := e.(map[string]any)["parameters"].(map[string]any)
+		for name := range params {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+func TestRejectedRequests(t *testing.T) {
+	b := setup(t, 100)
+	const jobs = "/2/compliance/jobs"
+	js := "application/json"
+	tests := []struct {
+		name, method, path, authz, ctype string
+		body                             []byte
+		status                           int
+		typ                              string // Problem type; "" skips
+		params                           []string
+	}{
+		{"no credentials", "GET", jobs + "?type=tweets", "", "", nil, 401, "about:blank", nil},
+		{"unknown bearer", "GET", jobs + "?type=tweets", "Bearer nope", "", nil, 401, "about:blank", nil},
+		{"basic auth", "GET", jobs + "?type=tweets", "Basic dTpw", "", nil, 401, "about:blank", nil},
+		{"missing type", "GET", jobs, b.bearer, "", nil, 400, problems + "invalid-request", []string{"type"}},
+		{"bad type", "GET", jobs + "?type=likes", b.bearer, "", nil, 400, problems + "invalid-request", []string{"type"}},
+		{"bad status", "GET", jobs + "?type=users&status=done", b.bearer, "", nil, 400, problems + "invalid-request", []string{"status"}},
+		{"bad field", "GET", jobs + "?type=users&compliance_job.fields=id,secret", b.bearer, "", nil, 400, problems + "invalid-request", []string{"compliance_job.fields"}},
+		{"empty fields", "GET", jobs + "?type=users&compliance_job.fields=", b.bearer, "", nil, 400, problems + "invalid-request", []string{"compliance_job.fields"}},
+		{"unknown query parameter", "GET", jobs + "?type=users&max_results=5", b.bearer, "", nil, 400, problems + "invalid-request", []string{"max_results"}},
+		{"malformed id", "GET", jobs + "/12ab", b.bearer, "", nil, 400, problems + "invalid-request", []string{"id"}},
+		{"id too long", "GET", jobs + "/12345678901234567890", b.bearer, "", nil, 400, problems + "invalid-request", []string{"id"}},
+		{"unknown job", "GET", jobs + "/42", b.bearer, "", nil, 404, problems + "resource-not-found", nil},
+		{"create bad type", "POST", jobs, b.bearer, js, jsonBody(map[string]any{"type": "likes"}), 400, problems + "invalid-request", []string{"type"}},
+		{"create no type", "POST", jobs, b.bearer, js, jsonBody(map[string]any{"name": "x"}), 400, problems + "invalid-request", []string{"type"}},
+		{"create type not string", "POST", jobs, b.bearer, js, []byte(`{"type":5}`), 400, problems + "invalid-request", []string{"type"}},
+		{"create unknown field", "POST", jobs, b.bearer, js, []byte(`{"type":"users","priority":1}`), 400, problems + "invalid-request", []string{"priority"}},
+		{"create long name", "POST", jobs, b.bearer, js, jsonBody(map[string]any{"type": "users", "name": strings.Repeat("n", 65)}), 400, problems + "invalid-request", []string{"name"}},
+		{"create invalid json", "POST", jobs, b.bearer, js, []byte(`{"type":`), 400, problems + "invalid-request", []string{"body"}},
+		{"create two objects", "POST", jobs, b.bearer, js, []byte(`{"type":"users"}{"type":"users"}`), 400, problems + "invalid-request", []string{"body"}},
+		{"create empty body", "POST", jobs, b.bearer, js, nil, 400, problems + "invalid-request", []string{"body"}},
+		{"create wrong content type", "POST", jobs, b.bearer, "text/plain", []byte(`{"type":"users"}`), 415, "about:blank", nil},
+		{"create oversized body", "POST", jobs, b.bearer, js, append([]byte(`{"type":"users","name":"`), bytes.Repeat([]byte("a"), 2<<20)...), 413, "about:blank", nil},
+		{"create with user context", "POST", jobs, "oauth:reader", js, jsonBody(map[string]any{"type": "users"}), 403, problems + "unsupported-authentication", nil},
+		{"post with bearer", "POST", "/2/tweets", b.bearer, js, jsonBody(map[string]any{"text": "hi"}), 403, problems + "unsupported-authentication", nil},
+		{"post empty text", "POST", "/2/tweets", "oauth:reader", js, jsonBody(map[string]any{"text": ""}), 400, problems + "invalid-request", []string{"text"}},
+		{"post no text", "POST", "/2/tweets", "oauth:reader", js, []byte(`{}`), 400, problems + "invalid-request", []string{"text"}},
+		{"post too long", "POST", "/2/tweets", "oauth:reader", js, jsonBody(map[string]any{"text": strings.Repeat("é", 281)}), 400, problems + "invalid-request", []string{"text"}},
+		{"delete unknown post", "DELETE", "/2/tweets/77", "oauth:reader", "", nil, 404, problems + "resource-not-found", nil},
+		{"delete malformed id", "DELETE", "/2/tweets/x", "oauth:reader", "", nil, 400, problems + "invalid-request", []string{"id"}},
+		{"wrong method", "DELETE", jobs, b.bearer, "", nil, 405, "about:blank", nil},
+		{"unknown path", "GET", "/2/nothing", b.bearer, "", nil, 404, "about:blank", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.call(t, tt.method, tt.path, tt.authz, tt.ctype, tt.body)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.raw)
+			}
+			if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Fatalf("content type %q: %s", ct, r.raw)
+			}
+			if r.body["type"] != tt.typ || r.body["title"] == "" || r.body["status"] != float64(tt.status) {
+				t.Fatalf("problem %s; want type %s", r.raw, tt.typ)
+			}
+			if got := paramNames(r.body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
+				t.Fatalf("parameters %v, want %v: %s", got, tt.params, r.raw)
+			}
+		})
+	}
+	for _, app := range []storage.App{b.app, b.other} {
+		for _, typ := range []string{"tweets", "users"} {
+			listed, err := b.db.ListComplianceJobs(context.Background(), storage.ComplianceFilter{AppID: app.ID, Type: typ})
+			if err != nil || len(listed) != 0 {
+				t.Fatalf("rejected requests wrote jobs: %v %v", listed, err)
+			}
+		}
+	}
+}
+
+func TestProblemDetails(t *testing.T) {
+	b := setup(t, 100)
+	r := b.call(t, "GET", "/2/compliance/jobs?type=likes", b.bearer, "", nil)
+	if r.body["detail"] != "One or more parameters to your request was invalid." || r.body["title"] != "Invalid Request" {
+		t.Errorf("invalid-request problem %s", r.raw)
+	}
+	errs := r.body["errors"].([]any)
+	first := errs[0].(map[string]any)
+	if first["message"] != "The `type` query parameter value [likes] is not one of [tweets,users]" {
+		t.Errorf("message %v", first["message"])
+	}
+	if vals := first["parameters"].(map[string]any)["type"].([]any); len(vals) != 1 || vals[0] != "likes" {
+		t.Errorf("parameters %v", first["parameters"])
+	}
+	r = b.call(t, "GET", "/2/compliance/jobs/42", b.bearer, "", nil)
+	if r.body["resource_type"] != "compliance_job" || r.body["resource_id"] != "42" || r.body["parameter"] != "id" {
+		t.Errorf("not-found problem %s", r.raw)
+	}
+	r = b.call(t, "DELETE", "/2/compliance/jobs", b.bearer, "", nil)
+	if r.header.Get("Allow") != "GET, POST" {
+		t.Errorf("Allow %q", r.header.Get("Allow"))
+	}
+	r = b.call(t, "GET", "/12/accounts/abc/nothing?count=5", b.bearer, "", nil)
+	if r.status != 404 || r.header.Get("Content-Type") != "application/json; charset=utf-8" {
+		t.Fatalf("ads 404: %d %s", r.status, r.raw)
+	}
+	adsErr := r.body["errors"].([]any)[0].(map[string]any)
+	if adsErr["code"] != "ROUTE_NOT_FOUND" || r.body["request"].(map[string]any)["params"].(map[string]any)["count"] != "5" {
+		t.Errorf("ads envelope %s", r.raw)
+	}
+}
+
+func TestComplianceConflictAndTenancy(t *testing.T) {
+	b := setup(t, 100)
+	ctx := context.Background()
+	create := func(authz, typ string) reply {
+		return b.call(t, "POST", "/2/compliance/jobs", authz, "application/json", jsonBody(map[string]any{"type": typ}))
+	}
+	first := create(b.bearer, "tweets")
+	if first.status != 200 {
+		t.Fatalf("create: %s", first.raw)
+	}
+	data := first.body["data"].(map[string]any)
+	if !strings.HasPrefix(data["upload_url"].(string), "http://blobs.invalid/blobs/compliance/") {
+		t.Errorf("upload url %v", data["upload_url"])
+	}
+	if second := create(b.bearer, "tweets"); second.status != 200 {
+		t.Fatalf("a created (not in progress) job must not block: %s", second.raw)
+	}
+	id, _ := strconvID(data["id"].(string))
+	if _, started, err := b.db.StartComplianceJob(ctx, id, time.Now()); err != nil || !started {
+		t.Fatalf("start job: %v %v", started, err)
+	}
+	conflict := create(b.bearer, "tweets")
+	if conflict.status != 409 || conflict.body["type"] != problems+"conflict" {
+		t.Fatalf("conflict: %d %s", conflict.status, conflict.raw)
+	}
+	if r := create(b.bearer, "users"); r.status != 200 {
+		t.Errorf("other type blocked: %s", r.raw)
+	}
+	if r := create(b.otherBearer, "tweets"); r.status != 200 {
+		t.Errorf("other app blocked: %s", r.raw)
+	}
+	listed, _ := b.db.ListComplianceJobs(ctx, storage.ComplianceFilter{AppID: b.app.ID, Type: "tweets"})
+	if len(listed) != 2 {
+		t.Errorf("conflict wrote a job: %d tweets jobs", len(listed))
+	}
+	if r := b.call(t, "GET", "/2/compliance/jobs/"+data["id"].(string), b.otherBearer, "", nil); r.status != 404 {
+		t.Errorf("other app reads job: %d", r.status)
+	}
+}
+
+func strconvID(s string) (int64, bool) {
+	var n int64
+	for _, c := range s {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func TestPostsOwnership(t *testing.T) {
+	b := setup(t, 100)
+	r := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", jsonBody(map[string]any{"text": "mine"}))
+	if r.status != 201 {
+		t.Fatalf("create post: %d %s", r.status, r.raw)
+	}
+	id := r.body["data"].(map[string]any)["id"].(string)
+	if r := b.call(t, "DELETE", "/2/tweets/"+id, "oauth:reader", "", nil); r.status != 403 || r.body["type"] != problems+"not-authorized-for-resource" {
+		t.Fatalf("delete other's post: %d %s", r.status, r.raw)
+	}
+	if r := b.call(t, "DELETE", "/2/tweets/"+id, "oauth:author", "", nil); r.status != 200 || r.raw != "{\"data\":{\"deleted\":true}}\n" {
+		t.Fatalf("delete own post: %d %s", r.status, r.raw)
+	}
+	if r := b.call(t, "DELETE", "/2/tweets/"+id, "oauth:author", "", nil); r.status != 404 {
+		t.Fatalf("second delete: %d %s", r.status, r.raw)
+	}
+	n, _ := strconvID(id)
+	p, err := b.db.PostByID(context.Background(), n)
+	if err != nil || p.DeletedAt == nil || p.AuthorID != b.author.ID || ids.Format(p.ID) != id {
+		t.Fatalf("stored post %+v %v", p, err)
+	}
+}
+
+func TestRateLimitHeaders(t *testing.T) {
+	b := setup(t, 1.0/150) // one request per window for the compliance routes
+	first := b.call(t, "GET", "/2/compliance/jobs?type=users", b.bearer, "", nil)
+	if first.status != 200 || first.header.Get("x-rate-limit-limit") != "1" || first.header.Get("x-rate-limit-remaining") != "0" {
+		t.Fatalf("first: %d %v", first.status, first.header)
+	}
+	reset := first.header.Get("x-rate-limit-reset")
+	if reset == "" {
+		t.Fatalf("no reset header")
+	}
+	second := b.call(t, "GET", "/2/compliance/jobs?type=users", b.bearer, "", nil)
+	if second.status != 429 || second.body["title"] != "Too Many Requests" || second.header.Get("x-rate-limit-reset") != reset {
+		t.Fatalf("second: %d %s %v", second.status, second.raw, second.header)
+	}
+	if other := b.call(t, "GET", "/2/compliance/jobs?type=users", b.otherBearer, "", nil); other.status != 200 {
+		t.Fatalf("another app shares the limit: %d", other.status)
+	}
+}
+
+func TestOperationalEndpoints(t *testing.T) {
+	b := setup(t, 100)
+	r := b.call(t, "GET", "/readyz", "", "", nil)
+	if r.status != 200 || r.body["checks"].(map[string]any)["database"] != "ok" {
+		t.Fatalf("readyz: %d %s", r.status, r.raw)
+	}
+	if r := b.call(t, "GET", "/healthz", "", "", nil); r.status != 200 {
+		t.Fatalf("healthz: %d", r.status)
+	}
+	if r.header.Get(api.RequestIDHeader) == "" {
+		t.Errorf("no request id header")
+	}
+	req, _ := http.NewRequest("GET", b.srv.URL+"/healthz", nil)
+	req.Header.Set(api.RequestIDHeader, "client-chosen-id")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.Header.Get(api.RequestIDHeader) != "client-chosen-id" {
+		t.Errorf("request id not echoed: %q", resp.Header.Get(api.RequestIDHeader))
+	}
+	m := b.call(t, "GET", "/metrics", "", "", nil)
+	if m.status != 200 || !strings.Contains(m.raw, `aviary_http_requests_total{method="GET",route="GET /readyz",status="200"} 1`) {
+		t.Fatalf("metrics: %d %.2000s", m.status, m.raw)
+	}
+}
