@@ -214,9 +214,17 @@ func (c *Compliance) HandleError(ctx context.Context, t *asynq.Task, err error) 
 	}
 	retried, _ := asynq.GetRetryCount(ctx)
 	maxRetry, _ := asynq.GetMaxRetry(ctx)
-	if !errors.Is(err, asynq.SkipRetry) && retried < maxRetry {
+	if !finalAttempt(retried, maxRetry, err) {
 		c.Logger.WarnContext(ctx, "compliance attempt failed; will retry", "job_id", p.JobID, "retried", retried, "err", err)
 		return
 	}
 	c.fail(ctx, p.JobID, fmt.Sprintf("Processing failed after %d attempts: %v", retried+1, err))
+}
+
+// finalAttempt reports whether asynq will not run a task again after it
+// failed with err on the attempt that had been retried retried times: the
+// handler asked to skip retries, or the retries are used up (asynq archives
+// a task once retried >= maxRetry).
+func finalAttempt(retried, maxRetry int, err error) bool {
+	return errors.Is(err, asynq.SkipRetry) || retried >= maxRetry
 }

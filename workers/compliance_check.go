@@ -68,10 +68,11 @@ func (c *checkRun) run(ctx context.Context, in io.Reader, out io.Writer) error {
 		parallel = 2
 	}
 	batches := make(chan *pendingBatch, parallel-1)
+	slots := make(chan struct{}, parallel) // one per lookup running
 	readErr := make(chan error, 1)
 	go func() {
 		defer close(batches)
-		readErr <- c.read(ctx, br, batches)
+		readErr <- c.read(ctx, br, batches, slots)
 	}()
 	if err := c.drain(batches, out); err != nil {
 		cancel()
@@ -83,8 +84,9 @@ func (c *checkRun) run(ctx context.Context, in io.Reader, out io.Writer) error {
 	return <-readErr
 }
 
-// read cuts the upload into batches and starts each batch's lookup.
-func (c *checkRun) read(ctx context.Context, br *bufio.Reader, batches chan<- *pendingBatch) error {
+// read cuts the upload into batches and starts each batch's lookup once one
+// of the slots is free, so at most cap(slots) lookups run at once.
+func (c *checkRun) read(ctx context.Context, br *bufio.Reader, batches chan<- *pendingBatch, slots chan struct{}) error {
 	var counts storage.ComplianceProgress
 	batch := make([]int64, 0, c.batchSize)
 	for {
@@ -94,8 +96,14 @@ func (c *checkRun) read(ctx context.Context, br *bufio.Reader, batches chan<- *p
 		}
 		if len(batch) == cap(batch) || (err != nil && len(batch) > 0) {
 			p := &pendingBatch{ids: batch, counts: counts, done: make(chan struct{})}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 			go func() {
 				p.found, p.err = c.lookup(ctx, p.ids)
+				<-slots
 				close(p.done)
 			}()
 			select {

@@ -177,6 +177,12 @@ func TooManyRequests() *Error {
 	return &Error{Status: http.StatusTooManyRequests, Title: "Too Many Requests", Detail: "Too Many Requests", AdsCode: "TOO_MANY_REQUESTS"}
 }
 
+// UsageCapped reports that the app's usage cap is exhausted (HTTP 429).
+func UsageCapped() *Error {
+	return &Error{Status: http.StatusTooManyRequests, Slug: SlugUsageCapped, Title: "Usage cap exceeded",
+		Detail: "The usage cap of this app is exhausted.", AdsCode: "TOO_MANY_REQUESTS"}
+}
+
 // PayloadTooLarge reports a request body over the endpoint's cap (HTTP 413).
 func PayloadTooLarge(limit int64) *Error {
 	return &Error{Status: http.StatusRequestEntityTooLarge, Title: "Payload Too Large",

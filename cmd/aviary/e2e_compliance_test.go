@@ -201,6 +201,7 @@ func TestComplianceEndToEnd(t *testing.T) {
 			t.Run("tweets", func(t *testing.T) { checkTweetsJob(t, s, w) })
 			t.Run("users", func(t *testing.T) { checkUsersJob(t, s, w) })
 			t.Run("listing", func(t *testing.T) { checkListing(t, s) })
+			t.Run("operations", func(t *testing.T) { checkOperations(t, s) })
 		})
 	}
 }
@@ -301,5 +302,23 @@ func checkListing(t *testing.T, s *stack) {
 	}
 	if resp := s.do(http.MethodGet, "/2/compliance/jobs?type=users", "Bearer "+other["bearer_token"], nil); len(resp.Body["data"].([]any)) != 0 {
 		t.Errorf("other app lists jobs: %s", resp.Raw)
+	}
+}
+
+func checkOperations(t *testing.T, s *stack) {
+	m := s.do(http.MethodGet, "/metrics", "", nil)
+	for _, want := range []string{`aviary_http_requests_total{method="POST",route="POST /2/compliance/jobs",status="200"}`, "asynq_tasks_processed_total"} {
+		if !strings.Contains(string(m.Raw), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+	if r := s.do(http.MethodGet, "/admin/queues/", "", nil); r.Status != http.StatusUnauthorized {
+		t.Errorf("dashboard without credentials: %d", r.Status)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.baseURL+"/admin/queues/api/queues", nil)
+	req.SetBasicAuth("admin", "secret")
+	r := s.send(req)
+	if r.Status != http.StatusOK || !strings.Contains(string(r.Raw), `"queue":"compliance"`) {
+		t.Errorf("dashboard api with credentials: %d %.300s", r.Status, r.Raw)
 	}
 }

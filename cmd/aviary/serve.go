@@ -39,13 +39,20 @@ func migrate(ctx context.Context, cfg *config, report func([]string)) error {
 	return nil
 }
 
-func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, _, err := parseFlags("api", args, stderr)
+// startCommand parses a long-running subcommand's flags, builds its logger
+// and opens its backends; the caller closes them.
+func startCommand(ctx context.Context, name string, args []string, stderr io.Writer) (*config, *slog.Logger, *backends, error) {
+	cfg, _, err := parseFlags(name, args, stderr)
 	if err != nil {
-		return err
+		return nil, nil, nil, err
 	}
 	log := newLogger(cfg, stderr)
 	b, err := openBackends(ctx, cfg, log)
+	return cfg, log, b, err
+}
+
+func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg, log, b, err := startCommand(ctx, "api", args, stderr)
 	if err != nil {
 		return err
 	}
@@ -58,12 +65,7 @@ func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, _, err := parseFlags("worker", args, stderr)
-	if err != nil {
-		return err
-	}
-	log := newLogger(cfg, stderr)
-	b, err := openBackends(ctx, cfg, log)
+	cfg, log, b, err := startCommand(ctx, "worker", args, stderr)
 	if err != nil {
 		return err
 	}

@@ -176,7 +176,9 @@ func (s *stack) start(name string, extraEnv []string) *exec.Cmd {
 	s.procs = append(s.procs, cmd)
 	s.mu.Unlock()
 	s.t.Cleanup(func() {
-		stopProcess(cmd)
+		if err := stopProcess(cmd); err != nil {
+			s.t.Errorf("aviary %s did not shut down cleanly on SIGTERM: %v", name, err)
+		}
 		logFile.Close()
 		if s.t.Failed() {
 			b, _ := os.ReadFile(logFile.Name())
@@ -186,18 +188,23 @@ func (s *stack) start(name string, extraEnv []string) *exec.Cmd {
 	return cmd
 }
 
-func stopProcess(cmd *exec.Cmd) {
+// stopProcess stops a process the way an orchestrator does (SIGTERM, then
+// SIGKILL after 15 s) and reports an unclean exit. Processes a test already
+// killed on purpose are left alone.
+func stopProcess(cmd *exec.Cmd) error {
 	if cmd.ProcessState != nil {
-		return
+		return nil
 	}
 	_ = cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		return err
 	case <-time.After(15 * time.Second):
 		_ = cmd.Process.Kill()
 		<-done
+		return fmt.Errorf("still running 15s after SIGTERM")
 	}
 }
 

@@ -75,12 +75,17 @@ func (db *DB) FirstBearerToken(ctx context.Context, appID int64) (storage.Bearer
 
 // RevokeBearerToken revokes a bearer token.
 func (db *DB) RevokeBearerToken(ctx context.Context, token string) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE bearer_tokens SET revoked_at = now() WHERE token = $1 AND revoked_at IS NULL`, token)
+	return db.revoke(ctx, "bearer_tokens", "revoke bearer token", token)
+}
+
+// revoke marks an unrevoked token of table revoked; table is a constant.
+func (db *DB) revoke(ctx context.Context, table, op, token string) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE `+table+` SET revoked_at = now() WHERE token = $1 AND revoked_at IS NULL`, token)
 	if err != nil {
-		return wrap("revoke bearer token", err)
+		return wrap(op, err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("revoke bearer token: %w", storage.ErrNotFound)
+		return fmt.Errorf("%s: %w", op, storage.ErrNotFound)
 	}
 	return nil
 }
@@ -176,14 +181,7 @@ func (db *DB) AccessToken(ctx context.Context, token string) (storage.AccessToke
 
 // RevokeAccessToken revokes an OAuth 1.0a access token.
 func (db *DB) RevokeAccessToken(ctx context.Context, token string) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE access_tokens SET revoked_at = now() WHERE token = $1 AND revoked_at IS NULL`, token)
-	if err != nil {
-		return wrap("revoke access token", err)
-	}
-	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("revoke access token: %w", storage.ErrNotFound)
-	}
-	return nil
+	return db.revoke(ctx, "access_tokens", "revoke access token", token)
 }
 
 // EnsureAdAccount returns the user's first ad account, creating one named

@@ -77,3 +77,45 @@ func releaseRedisDB(n int, owner string) {
 	}
 	c.FlushDB(ctx)
 }
+
+// RedisPrefix connects to the test Redis and returns a client plus a key
+// prefix unique to this test; every key under the prefix is deleted when the
+// test ends. Use it for code that namespaces its keys (rate limits, nonces);
+// use RedisDB for asynq, which cannot.
+func RedisPrefix(t testing.TB) (*redis.Client, string) {
+	t.Helper()
+	client := redis.NewClient(&redis.Options{Addr: RedisAddr()})
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		t.Fatalf("redis at %s (set AVIARY_TEST_REDIS_ADDR): %v", RedisAddr(), err)
+	}
+	prefix := "aviary-test:" + RandomSuffix(8) + ":"
+	t.Cleanup(func() {
+		deletePrefix(t, client, prefix)
+		_ = client.Close()
+	})
+	return client, prefix
+}
+
+func deletePrefix(t testing.TB, client *redis.Client, prefix string) {
+	ctx := context.Background()
+	iter := client.Scan(ctx, 0, prefix+"*", 100).Iterator()
+	for iter.Next(ctx) {
+		if err := client.Del(ctx, iter.Val()).Err(); err != nil {
+			t.Errorf("delete %s: %v", iter.Val(), err)
+		}
+	}
+	if err := iter.Err(); err != nil {
+		t.Errorf("scan %s*: %v", prefix, err)
+	}
+}
+
+// DeadRedis returns a client for an address nothing listens on, to test
+// behaviour while Redis is unreachable.
+func DeadRedis(t testing.TB) *redis.Client {
+	t.Helper()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", DialTimeout: 200 * time.Millisecond, MaxRetries: -1})
+	t.Cleanup(func() { _ = client.Close() })
+	return client
+}
