@@ -148,7 +148,7 @@ func (s *stack) upload(url, body string) {
 		s.t.Fatalf("build upload: %v", err)
 	}
 	req.Header.Set("Content-Type", "text/plain")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatalf("upload: %v", err)
 	}
@@ -161,7 +161,7 @@ func (s *stack) upload(url, body string) {
 
 func (s *stack) download(url string) string {
 	s.t.Helper()
-	resp, err := http.Get(url)
+	resp, err := s.client.Get(url)
 	if err != nil {
 		s.t.Fatalf("download: %v", err)
 	}

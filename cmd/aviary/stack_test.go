@@ -47,6 +47,7 @@ func TestMain(m *testing.M) {
 // database, blob bucket or directory, API process and worker processes.
 type stack struct {
 	t       testing.TB
+	client  *http.Client
 	env     []string
 	baseURL string
 	dbURL   string
@@ -57,6 +58,8 @@ type stack struct {
 }
 
 type stackOptions struct {
+	dev            bool   // one "aviary dev" process instead of api + workers
+	tls            *tlsFiles
 	driver         string // "local" or "s3"
 	workers        int
 	workerRedisURL string // override for workers (a proxy in failure tests)
@@ -71,10 +74,15 @@ func newStack(t testing.TB, opts stackOptions) *stack {
 // newStackWithRedisDB builds a stack on an already claimed Redis database.
 func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	t.Helper()
-	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t)}
+	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t), client: http.DefaultClient}
 	addr := storagetest.RedisAddr()
 	port := freePort(t)
-	s.baseURL = fmt.Sprintf("http://127.0.0.1:%d", port)
+	scheme := "http"
+	if opts.tls != nil {
+		scheme = "https"
+		s.client = opts.tls.client
+	}
+	s.baseURL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, port)
 	s.env = []string{
 		"AVIARY_DATABASE_URL=" + s.dbURL,
 		fmt.Sprintf("AVIARY_REDIS_URL=redis://%s/%d", addr, redisDB),
@@ -86,30 +94,47 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 		"AVIARY_LOG_FORMAT=text",
 		"AVIARY_ADMIN_PASSWORD=secret",
 	}
+	if opts.tls != nil {
+		s.env = append(s.env, "AVIARY_TLS_CERT="+opts.tls.cert, "AVIARY_TLS_KEY="+opts.tls.key)
+	}
 	s.env = append(s.env, blobEnv(t, opts.driver)...)
-	s.run("migrate")
+	if opts.dev {
+		s.start("dev", nil) // migrates itself
+		s.waitReady()
+	} else {
+		s.run("migrate")
+	}
+	s.bootstrap()
+	if !opts.dev {
+		s.start("api", nil)
+		workerEnv := []string{}
+		if opts.workerRedisURL != "" {
+			workerEnv = append(workerEnv, "AVIARY_REDIS_URL="+opts.workerRedisURL)
+		}
+		for i := 0; i < opts.workers; i++ {
+			s.start("worker", workerEnv)
+		}
+	}
+	s.waitReady()
+	return s
+}
+
+// bootstrap creates the demo identity twice (it must be idempotent) and
+// opens the stack's database for assertions.
+func (s *stack) bootstrap() {
+	s.t.Helper()
 	var again bootstrapResult
 	s.runJSON(&s.creds, "admin", "bootstrap", "--json")
 	s.runJSON(&again, "admin", "bootstrap", "--json")
 	if again != s.creds {
-		t.Fatalf("bootstrap is not idempotent:\n%+v\n%+v", s.creds, again)
+		s.t.Fatalf("bootstrap is not idempotent:\n%+v\n%+v", s.creds, again)
 	}
 	db, err := postgres.Open(context.Background(), s.dbURL)
 	if err != nil {
-		t.Fatalf("open stack database: %v", err)
+		s.t.Fatalf("open stack database: %v", err)
 	}
-	t.Cleanup(db.Close)
+	s.t.Cleanup(db.Close)
 	s.db = db
-	s.start("api", nil)
-	workerEnv := []string{}
-	if opts.workerRedisURL != "" {
-		workerEnv = append(workerEnv, "AVIARY_REDIS_URL="+opts.workerRedisURL)
-	}
-	for i := 0; i < opts.workers; i++ {
-		s.start("worker", workerEnv)
-	}
-	s.waitReady()
-	return s
 }
 
 func blobEnv(t testing.TB, driver string) []string {
@@ -219,7 +244,7 @@ func (s *stack) waitReady() {
 	s.t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		resp, err := http.Get(s.baseURL + "/readyz")
+		resp, err := s.client.Get(s.baseURL + "/readyz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == http.StatusOK {
@@ -265,7 +290,7 @@ func (s *stack) do(method, path, authz string, body any) response {
 
 func (s *stack) send(req *http.Request) response {
 	s.t.Helper()
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := s.client.Do(req)
 	if err != nil {
 		s.t.Fatalf("%s %s: %v", req.Method, req.URL, err)
 	}

@@ -156,7 +156,9 @@ func (w *Watcher) listen(ctx context.Context, prefix string, keys chan<- string)
 			return delivered, info.Err
 		}
 		for _, rec := range info.Records {
-			key := decodeKey(rec.S3.Object.Key)
+			// The listen API sends keys verbatim (unlike MinIO's
+			// notification targets, which query-escape them).
+			key := rec.S3.Object.Key
 			if !strings.HasPrefix(key, prefix) {
 				continue
 			}
@@ -169,14 +171,6 @@ func (w *Watcher) listen(ctx context.Context, prefix string, keys chan<- string)
 		}
 	}
 	return delivered, errStreamClosed
-}
-
-// decodeKey undoes the query-escaping MinIO applies to keys in events.
-func decodeKey(k string) string {
-	if d, err := url.QueryUnescape(k); err == nil {
-		return d
-	}
-	return k
 }
 
 // sleep waits d or until ctx is done; it reports whether d elapsed.

@@ -102,6 +102,7 @@ func next(ctx context.Context, t *testing.T, keys <-chan string) string {
 
 func TestWatchReportsCreatedKeysUnderPrefix(t *testing.T) {
 	f := newFixture(t)
+	requireStreaming(t, f)
 	ctx, cancel := context.WithTimeout(t.Context(), watchTimeout)
 	defer cancel()
 	keys, err := miniowatch.Watch(ctx, f.options(f.srv.Endpoint), "incoming/")
@@ -144,6 +145,7 @@ func TestWatchClosesWhenContextDone(t *testing.T) {
 // checks notifications resume.
 func TestWatchReconnects(t *testing.T) {
 	f := newFixture(t)
+	requireStreaming(t, f)
 	proxy := newProxy(t, strings.TrimPrefix(f.srv.Endpoint, "http://"))
 	ctx, cancel := context.WithTimeout(t.Context(), watchTimeout)
 	defer cancel()
