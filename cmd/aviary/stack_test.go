@@ -58,7 +58,7 @@ type stack struct {
 }
 
 type stackOptions struct {
-	dev            bool   // one "aviary dev" process instead of api + workers
+	dev            bool // one "aviary dev" process instead of api + workers
 	tls            *tlsFiles
 	driver         string // "local" or "s3"
 	workers        int
