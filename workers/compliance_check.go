@@ -179,8 +179,13 @@ func sniff(br *bufio.Reader) error {
 	if bytes.IndexByte(head, 0) >= 0 || !utf8.Valid(trimPartialRune(head)) {
 		return fmt.Errorf("%w: the file is not text; upload plain text with one id per line", errUnreadable)
 	}
+	if bytes.HasPrefix(head, utf8BOM) { // editors on Windows often write one
+		_, _ = br.Discard(len(utf8BOM))
+	}
 	return nil
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 func trimPartialRune(b []byte) []byte {
 	for i := 0; i < utf8.UTFMax && len(b) > 0; i++ {

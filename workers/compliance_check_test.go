@@ -109,6 +109,12 @@ func TestCheckRun(t *testing.T) {
 			batches:  [][]int64{{1, 2, 3}},
 		},
 		{
+			name: "UTF-8 byte-order mark", in: "\xEF\xBB\xBF1\r\n2\r\n", batchSize: 10,
+			want:     resultLine("1", "deleted"),
+			progress: storage.ComplianceProgress{LinesRead: 2, ResultLines: 1},
+			batches:  [][]int64{{1, 2}},
+		},
+		{
 			name: "CRLF", in: "1\r\n2\r\n5\r\n", batchSize: 10,
 			want:     resultLine("1", "deleted") + resultLine("5", "protected"),
 			progress: storage.ComplianceProgress{LinesRead: 3, ResultLines: 2},
@@ -137,6 +143,7 @@ func TestCheckRun(t *testing.T) {
 			in: strings.Join([]string{
 				"abc", "12a", "-5", "+5", "0", "00", "1 2", "1.0", "0x1F", "１", // full-width digit
 				"12345678901234567890", // 20 digits
+				"00000000000000000007", // 20 digits, small value
 				"9223372036854775808",  // int64 overflow with 19 digits
 				"99999999999999999999", // overflow with 20 digits
 				"9223372036854775807",  // the largest id: valid
@@ -144,7 +151,7 @@ func TestCheckRun(t *testing.T) {
 			}, "\n"),
 			batchSize: 10,
 			want:      resultLine("9223372036854775807", "deleted"),
-			progress:  storage.ComplianceProgress{LinesRead: 14, MalformedLines: 13, ResultLines: 1},
+			progress:  storage.ComplianceProgress{LinesRead: 15, MalformedLines: 14, ResultLines: 1},
 			batches:   [][]int64{{9223372036854775807}},
 		},
 		{

@@ -190,7 +190,10 @@ func (r *Reconciler) existing(ctx context.Context, job storage.ComplianceJob, no
 	}
 	switch info.State {
 	case asynq.TaskStateArchived:
-		reason := fmt.Sprintf("Processing failed after %d attempts: %s", info.Retried+1, info.LastErr)
+		reason := fmt.Sprintf("Processing failed after %d attempts.", info.Retried+1)
+		if info.LastErr != "" {
+			reason = fmt.Sprintf("Processing failed after %d attempts: %s", info.Retried+1, info.LastErr)
+		}
 		if err := r.Store.FailComplianceJob(ctx, job.ID, reason, now); err != nil && !errors.Is(err, storage.ErrConflict) {
 			return err
 		}

@@ -1,0 +1,509 @@
+package workers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob"
+	"github.com/aviary-dev/aviary/storage/blob/local"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/tasks"
+)
+
+// env is a real PostgreSQL database, a local blob store and one app.
+type env struct {
+	db    *postgres.DB
+	blobs *local.Store
+	app   storage.App
+	log   *slog.Logger
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	db, _ := storagetest.NewDB(t)
+	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://127.0.0.1"})
+	if err != nil {
+		t.Fatalf("local blob store: %v", err)
+	}
+	app, err := db.CreateApp(t.Context(), "compliance-test", "")
+	if err != nil {
+		t.Fatalf("CreateApp: %v", err)
+	}
+	return &env{db: db, blobs: blobs, app: app, log: slog.New(slog.DiscardHandler)}
+}
+
+// job records a job the way the API does; edit may adjust the record.
+func (e *env) job(t *testing.T, typ string, edit func(*storage.ComplianceJob)) storage.ComplianceJob {
+	t.Helper()
+	ctx := t.Context()
+	id, err := e.db.NextID(ctx)
+	if err != nil {
+		t.Fatalf("NextID: %v", err)
+	}
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	prefix := fmt.Sprintf("compliance/%d/%d/", e.app.ID, id)
+	rec := storage.ComplianceJob{
+		ID: id, AppID: e.app.ID, Type: typ, Name: "test",
+		UploadKey: prefix + "upload.txt", ResultKey: prefix + "result.json",
+		UploadURL: "http://127.0.0.1/blobs/" + prefix + "upload.txt", DownloadURL: "http://127.0.0.1/blobs/" + prefix + "result.json",
+		UploadExpiresAt: now.Add(15 * time.Minute), DownloadExpiresAt: now.Add(7 * 24 * time.Hour), CreatedAt: now,
+	}
+	if edit != nil {
+		edit(&rec)
+	}
+	j, err := e.db.CreateComplianceJob(ctx, rec)
+	if err != nil {
+		t.Fatalf("CreateComplianceJob: %v", err)
+	}
+	return j
+}
+
+func (e *env) put(t *testing.T, key, content string) {
+	t.Helper()
+	if err := e.blobs.Put(t.Context(), key, strings.NewReader(content), int64(len(content)), "text/plain"); err != nil {
+		t.Fatalf("Put %s: %v", key, err)
+	}
+}
+
+func (e *env) get(t *testing.T, key string) string {
+	t.Helper()
+	r, info, err := e.blobs.Get(t.Context(), key)
+	if err != nil {
+		t.Fatalf("Get %s: %v", key, err)
+	}
+	defer r.Close()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("read %s: %v", key, err)
+	}
+	if info.ContentType != "application/json" {
+		t.Errorf("%s content type = %q, want application/json", key, info.ContentType)
+	}
+	return string(b)
+}
+
+func (e *env) wantNoObject(t *testing.T, key string) {
+	t.Helper()
+	if _, err := e.blobs.Stat(t.Context(), key); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("Stat %s = %v, want blob.ErrNotFound", key, err)
+	}
+}
+
+func (e *env) load(t *testing.T, id int64) storage.ComplianceJob {
+	t.Helper()
+	j, err := e.db.ComplianceJob(t.Context(), id)
+	if err != nil {
+		t.Fatalf("ComplianceJob %d: %v", id, err)
+	}
+	return j
+}
+
+// workerClock is the time the test workers believe it is.
+var workerClock = time.Date(2025, 5, 6, 7, 8, 9, 0, time.UTC)
+
+func (e *env) compliance(store ComplianceStore) *Compliance {
+	if store == nil {
+		store = e.db
+	}
+	return &Compliance{Store: store, Blobs: e.blobs, Logger: e.log, Clock: func() time.Time { return workerClock },
+		BatchSize: 3, Parallel: 2, HeartbeatEvery: time.Nanosecond}
+}
+
+func processTask(t *testing.T, c *Compliance, jobID int64) error {
+	t.Helper()
+	task, err := tasks.NewComplianceProcess(jobID)
+	if err != nil {
+		t.Fatalf("NewComplianceProcess: %v", err)
+	}
+	return c.ProcessTask(t.Context(), task)
+}
+
+// wantLine renders one expected result line independently of appendResult.
+func wantLine(id int64, created, redacted time.Time, reason string) string {
+	const layout = "2006-01-02T15:04:05.000Z"
+	return fmt.Sprintf(`{"id":"%d","action":"delete","created_at":"%s","redacted_at":"%s","reason":"%s"}`+"\n",
+		id, created.UTC().Format(layout), redacted.UTC().Format(layout), reason)
+}
+
+// world is a platform with users in every state and their posts.
+type world struct {
+	users map[string]storage.User
+	posts map[string]storage.Post
+	// tweetsUpload and usersUpload are upload files over the world and
+	// tweetsResult and usersResult their exact expected results.
+	tweetsUpload, tweetsResult string
+	tweetsProgress             storage.ComplianceProgress
+	usersUpload, usersResult   string
+	usersProgress              storage.ComplianceProgress
+}
+
+var (
+	tProtected   = time.Date(2024, 1, 1, 1, 1, 1, 111_000_000, time.UTC)
+	tSuspended   = time.Date(2024, 2, 2, 2, 2, 2, 222_999_999, time.UTC)
+	tDeactivated = time.Date(2024, 3, 3, 3, 3, 3, 0, time.UTC)
+	tDeleted     = time.Date(2024, 4, 4, 4, 4, 4, 444_000_000, time.UTC)
+	tPostDeleted = time.Date(2024, 5, 5, 5, 5, 5, 555_000_000, time.UTC)
+)
+
+func newWorld(t *testing.T, e *env) *world {
+	t.Helper()
+	ctx := t.Context()
+	w := &world{users: map[string]storage.User{}, posts: map[string]storage.Post{}}
+	states := []struct {
+		name   string
+		states map[string]time.Time
+	}{
+		{"alice", nil},
+		{"bob", map[string]time.Time{"protected": tProtected}},
+		{"carol", map[string]time.Time{"suspended": tSuspended}},
+		{"dave", map[string]time.Time{"deactivated": tDeactivated}},
+		{"eve", map[string]time.Time{"deleted": tDeleted}},
+		{"frank", map[string]time.Time{"protected": tProtected, "suspended": tSuspended}},
+	}
+	for _, s := range states {
+		u, err := e.db.CreateUser(ctx, s.name, s.name)
+		if err != nil {
+			t.Fatalf("CreateUser: %v", err)
+		}
+		for state, at := range s.states {
+			if u, err = e.db.SetUserState(ctx, u.ID, state, at); err != nil {
+				t.Fatalf("SetUserState: %v", err)
+			}
+		}
+		w.users[s.name] = u
+	}
+	for _, p := range []struct{ label, author string }{
+		{"alice live", "alice"}, {"alice deleted", "alice"}, {"bob", "bob"}, {"bob deleted", "bob"},
+		{"carol", "carol"}, {"dave", "dave"}, {"eve", "eve"}, {"frank", "frank"},
+	} {
+		post, err := e.db.CreatePost(ctx, storage.Post{AuthorID: w.users[p.author].ID, AppID: e.app.ID, Text: p.label})
+		if err != nil {
+			t.Fatalf("CreatePost: %v", err)
+		}
+		if strings.HasSuffix(p.label, "deleted") {
+			if post, err = e.db.DeletePost(ctx, post.ID, tPostDeleted); err != nil {
+				t.Fatalf("DeletePost: %v", err)
+			}
+		}
+		w.posts[p.label] = post
+	}
+
+	p := func(label string) int64 { return w.posts[label].ID }
+	u := func(name string) int64 { return w.users[name].ID }
+	const unknown = 9223372036854775807
+	w.tweetsUpload = fmt.Sprintf("%d\n%d\r\n  %d  \n\nnot-an-id\n%d\n%d\n%d\n%d\n%d\n%d\n%d\n%d",
+		p("alice live"), p("alice deleted"), p("bob"), p("carol"), int64(unknown), p("dave"), p("eve"), p("frank"),
+		p("bob deleted"), p("alice deleted"), p("alice live"))
+	post := func(label string, at time.Time, reason string) string {
+		return wantLine(p(label), w.posts[label].CreatedAt, at, reason)
+	}
+	w.tweetsResult = post("alice deleted", tPostDeleted, "deleted") +
+		post("bob", tProtected, "protected") +
+		post("carol", tSuspended, "suspended") +
+		post("dave", tDeactivated, "deactivated") +
+		post("eve", tDeleted, "deleted") +
+		post("frank", tSuspended, "suspended") +
+		post("bob deleted", tPostDeleted, "deleted") + // the post's own deletion wins over its author's state
+		post("alice deleted", tPostDeleted, "deleted")
+	w.tweetsProgress = storage.ComplianceProgress{LinesRead: 12, MalformedLines: 1, ResultLines: 8}
+
+	w.usersUpload = fmt.Sprintf("%d\n%d\n%d\n%d\n-1\n%d\n%d\n%d\n%d\n",
+		u("alice"), u("bob"), u("carol"), u("dave"), u("eve"), int64(unknown), u("frank"), p("bob"))
+	user := func(name string, at time.Time, reason string) string {
+		return wantLine(u(name), w.users[name].CreatedAt, at, reason)
+	}
+	w.usersResult = user("bob", tProtected, "protected") +
+		user("carol", tSuspended, "suspended") +
+		user("dave", tDeactivated, "deactivated") +
+		user("eve", tDeleted, "deleted") +
+		user("frank", tSuspended, "suspended")
+	w.usersProgress = storage.ComplianceProgress{LinesRead: 9, MalformedLines: 1, ResultLines: 5}
+	return w
+}
+
+func progressOf(j storage.ComplianceJob) storage.ComplianceProgress {
+	return storage.ComplianceProgress{LinesRead: j.LinesRead, MalformedLines: j.MalformedLines, ResultLines: j.ResultLines}
+}
+
+func wantComplete(t *testing.T, j storage.ComplianceJob, attempts int, p storage.ComplianceProgress) {
+	t.Helper()
+	if j.Status != storage.JobComplete || j.Attempts != attempts || progressOf(j) != p || j.FailureReason != "" {
+		t.Errorf("job = status %s attempts %d progress %+v reason %q; want complete, %d attempts, %+v",
+			j.Status, j.Attempts, progressOf(j), j.FailureReason, attempts, p)
+	}
+	if j.CompletedAt == nil || !j.CompletedAt.Equal(workerClock) {
+		t.Errorf("completed_at = %v, want %v", j.CompletedAt, workerClock)
+	}
+}
+
+func TestComplianceProcessTask(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e)
+	tests := []struct {
+		typ      string
+		upload   string
+		want     string
+		progress storage.ComplianceProgress
+	}{
+		{storage.ComplianceTypeTweets, w.tweetsUpload, w.tweetsResult, w.tweetsProgress},
+		{storage.ComplianceTypeUsers, w.usersUpload, w.usersResult, w.usersProgress},
+		{storage.ComplianceTypeTweets, "", "", storage.ComplianceProgress{}},
+		{storage.ComplianceTypeUsers, "junk\n\n", "", storage.ComplianceProgress{LinesRead: 1, MalformedLines: 1}},
+	}
+	for _, tt := range tests {
+		t.Run(fmt.Sprintf("%s %d lines", tt.typ, tt.progress.LinesRead), func(t *testing.T) {
+			j := e.job(t, tt.typ, nil)
+			e.put(t, j.UploadKey, tt.upload)
+			if err := processTask(t, e.compliance(nil), j.ID); err != nil {
+				t.Fatalf("ProcessTask: %v", err)
+			}
+			if got := e.get(t, j.ResultKey); got != tt.want {
+				t.Errorf("result:\n%s\nwant:\n%s", got, tt.want)
+			}
+			done := e.load(t, j.ID)
+			wantComplete(t, done, 1, tt.progress)
+			if done.StartedAt == nil || !done.StartedAt.Equal(workerClock) {
+				t.Errorf("started_at = %v, want %v", done.StartedAt, workerClock)
+			}
+		})
+	}
+}
+
+func TestComplianceProcessTaskFailsUnusableUploads(t *testing.T) {
+	e := newEnv(t)
+	tests := []struct {
+		name       string
+		upload     *string // nil: nothing uploaded
+		wantReason string  // prefix
+		wantIn     string
+	}{
+		{"missing upload", nil, "The uploaded file could not be found.", ""},
+		{"gzip upload", ptr(gzipped(t, strings.Repeat("1234567890\n", 1000))),
+			"The uploaded file could not be read: ", "gzip-compressed"},
+		{"binary upload", ptr("12\x00\x01\x02\n"), "The uploaded file could not be read: ", "not text"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			j := e.job(t, storage.ComplianceTypeTweets, nil)
+			if tt.upload != nil {
+				e.put(t, j.UploadKey, *tt.upload)
+			}
+			err := processTask(t, e.compliance(nil), j.ID)
+			if !errors.Is(err, asynq.SkipRetry) {
+				t.Errorf("ProcessTask error = %v, want it to wrap asynq.SkipRetry", err)
+			}
+			failed := e.load(t, j.ID)
+			if failed.Status != storage.JobFailed || !strings.HasPrefix(failed.FailureReason, tt.wantReason) ||
+				!strings.Contains(failed.FailureReason, tt.wantIn) {
+				t.Errorf("job = status %s reason %q; want failed with %q...%q", failed.Status, failed.FailureReason, tt.wantReason, tt.wantIn)
+			}
+			if failed.CompletedAt == nil || !failed.CompletedAt.Equal(workerClock) {
+				t.Errorf("completed_at = %v, want %v", failed.CompletedAt, workerClock)
+			}
+			e.wantNoObject(t, j.ResultKey)
+			// A redelivered task leaves the failed job alone.
+			if err := processTask(t, e.compliance(nil), j.ID); err != nil {
+				t.Errorf("ProcessTask on the failed job: %v", err)
+			}
+			if again := e.load(t, j.ID); again.Status != storage.JobFailed || again.Attempts != 1 {
+				t.Errorf("after redelivery: status %s attempts %d, want failed 1", again.Status, again.Attempts)
+			}
+			e.wantNoObject(t, j.ResultKey)
+		})
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestComplianceProcessTaskBadTasks(t *testing.T) {
+	e := newEnv(t)
+	c := e.compliance(nil)
+	unknown, err := tasks.NewComplianceProcess(123456789)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := map[string]*asynq.Task{
+		"unknown job":      unknown,
+		"malformed json":   asynq.NewTask(tasks.TypeComplianceProcess, []byte("{nope")),
+		"missing job id":   asynq.NewTask(tasks.TypeComplianceProcess, []byte(`{}`)),
+		"negative job id":  asynq.NewTask(tasks.TypeComplianceProcess, []byte(`{"job_id":-4}`)),
+		"job id as string": asynq.NewTask(tasks.TypeComplianceProcess, []byte(`{"job_id":"5"}`)),
+	}
+	for name, task := range tests {
+		t.Run(name, func(t *testing.T) {
+			if err := c.ProcessTask(t.Context(), task); !errors.Is(err, asynq.SkipRetry) {
+				t.Errorf("ProcessTask error = %v, want it to wrap asynq.SkipRetry", err)
+			}
+		})
+	}
+}
+
+func TestComplianceProcessTaskFinishedJobIsNoop(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e)
+	j := e.job(t, storage.ComplianceTypeTweets, nil)
+	e.put(t, j.UploadKey, w.tweetsUpload)
+	if err := processTask(t, e.compliance(nil), j.ID); err != nil {
+		t.Fatalf("ProcessTask: %v", err)
+	}
+	first := e.load(t, j.ID)
+	// Change the upload: a redelivered task must not recompute anything.
+	e.put(t, j.UploadKey, fmt.Sprintf("%d\n", w.posts["alice deleted"].ID))
+	if err := processTask(t, e.compliance(nil), j.ID); err != nil {
+		t.Fatalf("ProcessTask on a complete job: %v", err)
+	}
+	if got := e.get(t, j.ResultKey); got != w.tweetsResult {
+		t.Errorf("result changed by a redelivered task:\n%s", got)
+	}
+	again := e.load(t, j.ID)
+	wantComplete(t, again, 1, w.tweetsProgress)
+	if !again.UpdatedAt.Equal(first.UpdatedAt) {
+		t.Errorf("updated_at moved from %v to %v", first.UpdatedAt, again.UpdatedAt)
+	}
+}
+
+// TestComplianceProcessTaskRetry runs a job whose previous attempt died
+// mid-way (the job is still in_progress): the retry redoes the whole file
+// and writes exactly what a single clean attempt writes.
+func TestComplianceProcessTaskRetry(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e)
+	clean := e.job(t, storage.ComplianceTypeTweets, nil)
+	retried := e.job(t, storage.ComplianceTypeTweets, nil)
+	e.put(t, clean.UploadKey, w.tweetsUpload)
+	e.put(t, retried.UploadKey, w.tweetsUpload)
+	if err := processTask(t, e.compliance(nil), clean.ID); err != nil {
+		t.Fatalf("ProcessTask (clean): %v", err)
+	}
+
+	died := workerClock.Add(-time.Hour)
+	if _, started, err := e.db.StartComplianceJob(t.Context(), retried.ID, died); err != nil || !started {
+		t.Fatalf("StartComplianceJob = %v, %v", started, err)
+	}
+	if err := e.db.HeartbeatComplianceJob(t.Context(), retried.ID, storage.ComplianceProgress{LinesRead: 5, ResultLines: 2}, died); err != nil {
+		t.Fatal(err)
+	}
+	if err := processTask(t, e.compliance(nil), retried.ID); err != nil {
+		t.Fatalf("ProcessTask (retry): %v", err)
+	}
+	cleanResult, retryResult := e.get(t, clean.ResultKey), e.get(t, retried.ResultKey)
+	if retryResult != cleanResult || retryResult != w.tweetsResult {
+		t.Errorf("retry result:\n%s\nclean result:\n%s\nwant:\n%s", retryResult, cleanResult, w.tweetsResult)
+	}
+	done := e.load(t, retried.ID)
+	wantComplete(t, done, 2, w.tweetsProgress)
+	if done.StartedAt == nil || !done.StartedAt.Equal(died) {
+		t.Errorf("started_at = %v, want the first attempt's %v", done.StartedAt, died)
+	}
+}
+
+// flakyStore is the real store with one injected lookup failure, standing
+// in for a database hiccup during an attempt.
+type flakyStore struct {
+	*postgres.DB
+	calls atomic.Int32
+}
+
+var errHiccup = errors.New("injected database hiccup")
+
+func (s *flakyStore) PostStatuses(ctx context.Context, ids []int64) ([]storage.PostStatus, error) {
+	if s.calls.Add(1) == 2 {
+		return nil, errHiccup
+	}
+	return s.DB.PostStatuses(ctx, ids)
+}
+
+func TestComplianceProcessTaskTransientFailure(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e)
+	j := e.job(t, storage.ComplianceTypeTweets, nil)
+	e.put(t, j.UploadKey, w.tweetsUpload)
+	c := e.compliance(&flakyStore{DB: e.db})
+
+	err := processTask(t, c, j.ID)
+	if !errors.Is(err, errHiccup) || errors.Is(err, asynq.SkipRetry) {
+		t.Fatalf("first attempt error = %v, want the retryable lookup error", err)
+	}
+	open := e.load(t, j.ID)
+	if open.Status != storage.JobInProgress || open.Attempts != 1 {
+		t.Errorf("after a failed attempt: status %s attempts %d, want in_progress 1", open.Status, open.Attempts)
+	}
+	e.wantNoObject(t, j.ResultKey) // nothing partial is stored
+
+	if err := processTask(t, c, j.ID); err != nil {
+		t.Fatalf("second attempt: %v", err)
+	}
+	if got := e.get(t, j.ResultKey); got != w.tweetsResult {
+		t.Errorf("result after retry:\n%s\nwant:\n%s", got, w.tweetsResult)
+	}
+	wantComplete(t, e.load(t, j.ID), 2, w.tweetsProgress)
+}
+
+func TestComplianceHandleError(t *testing.T) {
+	e := newEnv(t)
+	c := e.compliance(nil)
+	ctx := context.Background() // outside asynq: no retry count, so every failure is final
+
+	t.Run("other task type", func(t *testing.T) {
+		j := e.job(t, storage.ComplianceTypeTweets, nil)
+		c.HandleError(ctx, asynq.NewTask("media:process", []byte(fmt.Sprintf(`{"job_id":%d}`, j.ID))), asynq.SkipRetry)
+		if got := e.load(t, j.ID); got.Status != storage.JobCreated {
+			t.Errorf("job status = %s, want created", got.Status)
+		}
+	})
+	t.Run("final failure", func(t *testing.T) {
+		j := e.job(t, storage.ComplianceTypeUsers, nil)
+		task, _ := tasks.NewComplianceProcess(j.ID)
+		c.HandleError(ctx, task, fmt.Errorf("boom: %w", asynq.SkipRetry))
+		got := e.load(t, j.ID)
+		if want := "Processing failed after 1 attempts: boom: " + asynq.SkipRetry.Error(); got.Status != storage.JobFailed || got.FailureReason != want {
+			t.Errorf("job = status %s reason %q; want failed %q", got.Status, got.FailureReason, want)
+		}
+	})
+	t.Run("finished job stays finished", func(t *testing.T) {
+		j := e.job(t, storage.ComplianceTypeTweets, nil)
+		e.put(t, j.UploadKey, "1\n")
+		if err := processTask(t, c, j.ID); err != nil {
+			t.Fatal(err)
+		}
+		task, _ := tasks.NewComplianceProcess(j.ID)
+		c.HandleError(ctx, task, errors.New("late"))
+		if got := e.load(t, j.ID); got.Status != storage.JobComplete || got.FailureReason != "" {
+			t.Errorf("job = status %s reason %q; want complete", got.Status, got.FailureReason)
+		}
+	})
+}
+
+func TestFinalAttempt(t *testing.T) {
+	plain := errors.New("timeout")
+	tests := []struct {
+		retried, maxRetry int
+		err               error
+		want              bool
+	}{
+		{0, tasks.ComplianceMaxRetry, plain, false},
+		{tasks.ComplianceMaxRetry - 1, tasks.ComplianceMaxRetry, plain, false},
+		{tasks.ComplianceMaxRetry, tasks.ComplianceMaxRetry, plain, true},
+		{tasks.ComplianceMaxRetry + 1, tasks.ComplianceMaxRetry, plain, true},
+		{0, 0, plain, true},
+		{0, tasks.ComplianceMaxRetry, asynq.SkipRetry, true},
+		{0, tasks.ComplianceMaxRetry, fmt.Errorf("job 1: %w", asynq.SkipRetry), true},
+		{3, tasks.ComplianceMaxRetry, fmt.Errorf("wrapped: %w", plain), false},
+	}
+	for _, tt := range tests {
+		if got := finalAttempt(tt.retried, tt.maxRetry, tt.err); got != tt.want {
+			t.Errorf("finalAttempt(%d, %d, %v) = %v, want %v", tt.retried, tt.maxRetry, tt.err, got, tt.want)
+		}
+	}
+}
