@@ -146,7 +146,7 @@ func (s *Server) getComplianceJob(w http.ResponseWriter, r *http.Request) error 
 	}
 	body := map[string]any{"data": renderJob(job, fields)}
 	if job.Status == storage.JobFailed && job.FailureReason != "" {
-		body["errors"] = []any{s.Errors.ProblemJSON(&apierr.Error{Title: "Compliance job failed", Detail: job.FailureReason, Status: http.StatusOK})}
+		body["errors"] = []any{s.Errors.ProblemJSON(&apierr.Error{Title: "Compliance job failed", Detail: job.FailureReason})}
 	}
 	return writeJSON(w, http.StatusOK, body)
 }

@@ -82,7 +82,9 @@ func (w Writer) problemBody(e *Error) map[string]any {
 	}
 	body["type"] = w.TypeURI(e.Slug)
 	body["title"] = e.Title
-	body["status"] = e.Status
+	if e.Status != 0 { // problems embedded in a 200 response's errors carry none
+		body["status"] = e.Status
+	}
 	if e.Detail != "" {
 		body["detail"] = e.Detail
 	}

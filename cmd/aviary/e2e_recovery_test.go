@@ -261,7 +261,7 @@ func checkFailed(t *testing.T, s *stack, job map[string]any, reason string) {
 	}
 	resp := s.do(http.MethodGet, "/2/compliance/jobs/"+job["id"].(string), s.bearer(), nil)
 	errs, _ := resp.Body["errors"].([]any)
-	if len(errs) != 1 || !strings.Contains(errs[0].(map[string]any)["detail"].(string), reason) {
+	if len(errs) != 1 || !strings.Contains(errs[0].(map[string]any)["detail"].(string), reason) || errs[0].(map[string]any)["status"] != nil {
 		t.Fatalf("failed job errors %v; want a reason containing %q", resp.Body["errors"], reason)
 	}
 }
