@@ -19,6 +19,25 @@ ifeq ($(shell command -v go 2>/dev/null),)
 export PATH := $(PATH):/usr/local/go/bin
 endif
 
+# When this machine has no Go as new as go.mod asks for (a fresh Debian/Ubuntu
+# has none, or apt's 1.19), scripts/ensure-deps (the `deps` step of run, test
+# and bench) installs the official toolchain into GO_TOOLCHAIN_DIR, by default
+# $(AVIARY_TOOLS_DIR)/../go<version>; ensure-deps computes the path (from
+# go.mod) so both agree. Its bin/ goes first on PATH here.
+#
+# On purpose not guarded by $(wildcard): ensure-deps runs as a child of make,
+# after this file has been parsed, and cannot change make's PATH. Recipe lines
+# are run by bash, which looks `go` up on PATH when each line runs, so an entry
+# for a directory that does not exist yet is harmless and takes effect as soon
+# as `deps` has created it: the build/tools/test steps that follow `deps` in
+# the same make run already use the new toolchain, with no second make run.
+GO_TOOLCHAIN_DIR ?= $(shell $(if $(AVIARY_TOOLS_DIR),AVIARY_TOOLS_DIR='$(AVIARY_TOOLS_DIR)') bash scripts/ensure-deps --print-go-dir 2>/dev/null)
+GO_TOOLCHAIN_DIR := $(GO_TOOLCHAIN_DIR)
+export GO_TOOLCHAIN_DIR
+ifneq ($(strip $(GO_TOOLCHAIN_DIR)),)
+export PATH := $(abspath $(GO_TOOLCHAIN_DIR))/bin:$(PATH)
+endif
+
 GO             ?= go
 GOFMT          ?= gofmt
 DOCKER_COMPOSE ?= docker compose
