@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -47,18 +46,7 @@ func (s *stack) post(tok userToken, text string) int64 {
 
 func (s *stack) signed(tok userToken, method, path string, body any) response {
 	s.t.Helper()
-	var rd io.Reader
-	if body != nil {
-		b, _ := jsonMarshal(body)
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequest(method, s.baseURL+path, rd)
-	if err != nil {
-		s.t.Fatalf("build request: %v", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
+	req := s.newRequest(method, path, body)
 	if err := auth.SignRequest(req, s.baseURL, s.creds.ConsumerKey, s.creds.ConsumerSecret, tok.token, tok.secret, time.Now(), ""); err != nil {
 		s.t.Fatalf("sign request: %v", err)
 	}

@@ -100,19 +100,8 @@ func TestDevModeOverHTTPS(t *testing.T) {
 // it with the exact result.
 func TestWorkerShutdownReturnsTaskToQueue(t *testing.T) {
 	s := newStack(t, stackOptions{driver: "s3"})
-	posts := s.seedPosts(50_000)
-	upload, want := s.bulkUpload(posts, 2_000_000)
-	job := s.createJob("tweets", "shutdown")
+	job, worker, want := s.startBulkJob("shutdown", []string{"AVIARY_SHUTDOWN_TIMEOUT=1s"})
 	id := job["id"].(string)
-	worker := s.start("worker", []string{"AVIARY_SHUTDOWN_TIMEOUT=1s"})
-	s.upload(job["upload_url"].(string), upload)
-	deadline := time.Now().Add(60 * time.Second)
-	for s.jobRecord(id).Status != storage.JobInProgress {
-		if time.Now().After(deadline) {
-			t.Fatalf("job never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	if err := worker.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("signal worker: %v", err)
 	}

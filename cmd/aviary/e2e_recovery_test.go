@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os/exec"
 	"strings"
 	"sync"
 	"syscall"
@@ -84,6 +85,26 @@ func (s *stack) bulkUpload(posts []int64, lines int) (upload, want string) {
 	return up.String(), res.String()
 }
 
+// startBulkJob seeds posts, starts one worker (with extraEnv), uploads a
+// 2,000,000-line tweets job and returns once the worker has it in progress,
+// with the exact result the job must produce.
+func (s *stack) startBulkJob(name string, extraEnv []string) (job map[string]any, worker *exec.Cmd, want string) {
+	s.t.Helper()
+	posts := s.seedPosts(50_000)
+	upload, want := s.bulkUpload(posts, 2_000_000)
+	job = s.createJob("tweets", name)
+	worker = s.start("worker", extraEnv)
+	s.upload(job["upload_url"].(string), upload)
+	deadline := time.Now().Add(60 * time.Second)
+	for s.jobRecord(job["id"].(string)).Status != storage.JobInProgress {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("job never started")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return job, worker, want
+}
+
 func (s *stack) jobRecord(id string) storage.ComplianceJob {
 	s.t.Helper()
 	n, _ := validation.ParseID(id)
@@ -99,20 +120,8 @@ func TestWorkerKilledMidJobCompletesOnce(t *testing.T) {
 		t.Skip("waits for asynq lease recovery (about a minute)")
 	}
 	s := newStack(t, stackOptions{driver: "s3", workers: 0})
-	posts := s.seedPosts(50_000)
-	upload, want := s.bulkUpload(posts, 2_000_000)
-	job := s.createJob("tweets", "killed")
+	job, worker, want := s.startBulkJob("killed", nil)
 	id := job["id"].(string)
-	worker := s.start("worker", nil)
-	s.upload(job["upload_url"].(string), upload)
-
-	deadline := time.Now().Add(60 * time.Second)
-	for s.jobRecord(id).Status != storage.JobInProgress {
-		if time.Now().After(deadline) {
-			t.Fatalf("job never started")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatalf("kill worker: %v", err)
 	}

@@ -39,20 +39,26 @@ func migrate(ctx context.Context, cfg *config, report func([]string)) error {
 	return nil
 }
 
-// startCommand parses a long-running subcommand's flags, builds its logger
-// and opens its backends; the caller closes them.
-func startCommand(ctx context.Context, name string, args []string, stderr io.Writer) (*config, *slog.Logger, *backends, error) {
+// startCommand parses a long-running subcommand's flags, builds its logger,
+// migrates first if asked (the one-machine dev mode) and opens its
+// backends; the caller closes them.
+func startCommand(ctx context.Context, name string, args []string, stderr io.Writer, migrateFirst bool) (*config, *slog.Logger, *backends, error) {
 	cfg, _, err := parseFlags(name, args, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	log := newLogger(cfg, stderr)
+	if migrateFirst {
+		if err := migrate(ctx, cfg, func(applied []string) { log.Info("migrations applied", "count", len(applied)) }); err != nil {
+			return nil, nil, nil, err
+		}
+	}
 	b, err := openBackends(ctx, cfg, log)
 	return cfg, log, b, err
 }
 
 func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, log, b, err := startCommand(ctx, "api", args, stderr)
+	cfg, log, b, err := startCommand(ctx, "api", args, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -65,7 +71,7 @@ func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, log, b, err := startCommand(ctx, "worker", args, stderr)
+	cfg, log, b, err := startCommand(ctx, "worker", args, stderr, false)
 	if err != nil {
 		return err
 	}
@@ -74,15 +80,7 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 func runDev(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, _, err := parseFlags("dev", args, stderr)
-	if err != nil {
-		return err
-	}
-	log := newLogger(cfg, stderr)
-	if err := migrate(ctx, cfg, func(applied []string) { log.Info("migrations applied", "count", len(applied)) }); err != nil {
-		return err
-	}
-	b, err := openBackends(ctx, cfg, log)
+	cfg, log, b, err := startCommand(ctx, "dev", args, stderr, true)
 	if err != nil {
 		return err
 	}

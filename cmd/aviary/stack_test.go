@@ -264,8 +264,8 @@ type response struct {
 	Raw    []byte
 }
 
-// do sends a request with the given Authorization header value.
-func (s *stack) do(method, path, authz string, body any) response {
+// newRequest builds an API request with an optional JSON body.
+func (s *stack) newRequest(method, path string, body any) *http.Request {
 	s.t.Helper()
 	var rd io.Reader
 	if body != nil {
@@ -282,6 +282,13 @@ func (s *stack) do(method, path, authz string, body any) response {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	return req
+}
+
+// do sends a request with the given Authorization header value.
+func (s *stack) do(method, path, authz string, body any) response {
+	s.t.Helper()
+	req := s.newRequest(method, path, body)
 	if authz != "" {
 		req.Header.Set("Authorization", authz)
 	}
@@ -309,5 +316,3 @@ func (s *stack) send(req *http.Request) response {
 }
 
 func (s *stack) bearer() string { return "Bearer " + s.creds.BearerToken }
-
-func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
