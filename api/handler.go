@@ -76,6 +76,9 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apierr.InvalidParam("body", "The request body is required and must be a JSON object.")
 	}
+	if field := nulField(body); field != "" {
+		return apierr.InvalidParam(field, fmt.Sprintf("The `%s` field must not contain NUL (\\u0000) characters.", field))
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -85,6 +88,45 @@ func (s *Server) decodeJSON(w http.ResponseWriter, r *http.Request, v any) error
 		return apierr.InvalidParam("body", "The request body must contain a single JSON object.")
 	}
 	return s.validate(v)
+}
+
+// nulField names the first field whose string value (or key) contains a NUL
+// character, which no record can store; "" when there is none or the body is
+// not JSON (the typed decode reports that).
+func nulField(body []byte) string {
+	if !bytes.Contains(body, []byte(`\u0000`)) {
+		return ""
+	}
+	var v any
+	if json.Unmarshal(body, &v) != nil {
+		return ""
+	}
+	return findNUL(v, "body")
+}
+
+func findNUL(v any, name string) string {
+	switch x := v.(type) {
+	case string:
+		if strings.ContainsRune(x, 0) {
+			return name
+		}
+	case []any:
+		for _, item := range x {
+			if f := findNUL(item, name); f != "" {
+				return f
+			}
+		}
+	case map[string]any:
+		for k, item := range x {
+			if strings.ContainsRune(k, 0) {
+				return "body"
+			}
+			if f := findNUL(item, k); f != "" {
+				return f
+			}
+		}
+	}
+	return ""
 }
 
 func jsonError(err error) error {

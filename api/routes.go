@@ -45,8 +45,9 @@ func (s *Server) routes() {
 	for _, e := range s.endpoints() {
 		h := s.adapt(e.handle)
 		h = s.rejectUnknownQuery(e.query, h)
+		rule := s.limits.MustRegister(e.limit) // a duplicate or invalid rule is a wiring bug
 		if s.Limiter != nil {
-			h = s.Limiter.Middleware(e.limit)(h)
+			h = s.Limiter.Middleware(rule)(h)
 		}
 		s.mux.Handle(e.pattern, e.auth(h))
 	}

@@ -71,6 +71,7 @@ type Server struct {
 	mux     *http.ServeMux
 	handler http.Handler
 	metrics *httpMetrics
+	limits  *ratelimit.Registry
 }
 
 // New builds the API handler.
@@ -94,7 +95,7 @@ func New(d Deps) *Server {
 		reg := prometheus.NewRegistry()
 		d.Registerer, d.Gatherer = reg, reg
 	}
-	s := &Server{Deps: d, mux: http.NewServeMux(), metrics: newHTTPMetrics(d.Registerer)}
+	s := &Server{Deps: d, mux: http.NewServeMux(), metrics: newHTTPMetrics(d.Registerer), limits: ratelimit.NewRegistry()}
 	s.routes()
 	s.handler = s.middleware(s.mux)
 	return s
@@ -102,5 +103,8 @@ func New(d Deps) *Server {
 
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.handler.ServeHTTP(w, r) }
+
+// RateLimits lists the rule of every rate-limited endpoint.
+func (s *Server) RateLimits() []ratelimit.Rule { return s.limits.Rules() }
 
 func (s *Server) now() time.Time { return s.Clock().UTC() }
