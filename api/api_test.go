@@ -59,7 +59,7 @@ func setup(t testing.TB, rateScale float64) *bundle {
 	}
 	handler := api.New(api.Deps{
 		Store: db, Blobs: blobs, Auth: authn, Errors: w, RateLimitScale: rateScale,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
 	})
