@@ -22,6 +22,7 @@ type ComplianceStore interface {
 	HeartbeatComplianceJob(ctx context.Context, id int64, p storage.ComplianceProgress, at time.Time) error
 	CompleteComplianceJob(ctx context.Context, id int64, p storage.ComplianceProgress, at time.Time) error
 	FailComplianceJob(ctx context.Context, id int64, reason string, at time.Time) error
+	ComplianceJob(ctx context.Context, id int64) (storage.ComplianceJob, error)
 	PostStatuses(ctx context.Context, ids []int64) ([]storage.PostStatus, error)
 	UsersByIDs(ctx context.Context, ids []int64) ([]storage.User, error)
 }
@@ -65,16 +66,37 @@ func (c *Compliance) ProcessTask(ctx context.Context, t *asynq.Task) error {
 		return nil
 	}
 	log := c.Logger.With("job_id", job.ID, "type", job.Type, "attempt", job.Attempts)
-	log.InfoContext(ctx, "compliance job started")
 	begin := time.Now()
-	progress, err := c.process(ctx, job)
-	if errors.Is(err, errUnreadable) || errors.Is(err, blob.ErrNotFound) {
-		c.fail(ctx, job.ID, reasonFor(err))
+	progress, err := c.storedResult(ctx, job)
+	if errors.Is(err, blob.ErrNotFound) {
+		log.InfoContext(ctx, "compliance job started")
+		progress, err = c.process(ctx, job)
+	}
+	if errors.Is(err, errUnreadable) || errors.Is(err, errNoUpload) {
+		c.fail(ctx, job, reasonFor(err))
 		return fmt.Errorf("compliance job %d: %v: %w", job.ID, err, asynq.SkipRetry)
 	}
 	if err != nil {
 		return fmt.Errorf("process compliance job %d: %w", job.ID, err)
 	}
+	return c.complete(ctx, log, job, progress, begin)
+}
+
+// storedResult finds a result an earlier attempt stored but could not mark
+// complete (its final write failed or its worker died just after). The
+// stored result is final: it is never recomputed or replaced, and its counts
+// are the ones that attempt recorded just before storing it. It returns
+// blob.ErrNotFound when there is no stored result.
+func (c *Compliance) storedResult(ctx context.Context, job storage.ComplianceJob) (storage.ComplianceProgress, error) {
+	_, err := c.Blobs.Stat(ctx, job.ResultKey)
+	if err != nil {
+		return storage.ComplianceProgress{}, err
+	}
+	c.Logger.InfoContext(ctx, "compliance result already stored; completing", "job_id", job.ID)
+	return storage.ComplianceProgress{LinesRead: job.LinesRead, MalformedLines: job.MalformedLines, ResultLines: job.ResultLines}, nil
+}
+
+func (c *Compliance) complete(ctx context.Context, log *slog.Logger, job storage.ComplianceJob, progress storage.ComplianceProgress, begin time.Time) error {
 	if err := c.Store.CompleteComplianceJob(ctx, job.ID, progress, c.now()); err != nil {
 		if errors.Is(err, storage.ErrConflict) {
 			log.WarnContext(ctx, "compliance job finished elsewhere", "err", err)
@@ -87,30 +109,64 @@ func (c *Compliance) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	return nil
 }
 
+// errNoUpload marks a job whose upload object is gone.
+var errNoUpload = errors.New("upload not found")
+
+// reasonFor is the client-facing failure reason. Only errors of our own
+// making are shown; internal errors never reach clients.
 func reasonFor(err error) string {
-	if errors.Is(err, blob.ErrNotFound) {
+	if errors.Is(err, errNoUpload) {
 		return "The uploaded file could not be found."
 	}
 	return fmt.Sprintf("The uploaded file could not be read: %v", err)
 }
 
-func (c *Compliance) fail(ctx context.Context, id int64, reason string) {
-	err := c.Store.FailComplianceJob(context.WithoutCancel(ctx), id, reason, c.now())
-	if err != nil && !errors.Is(err, storage.ErrConflict) {
-		c.Logger.ErrorContext(ctx, "mark compliance job failed", "job_id", id, "err", err)
+// failedAfterRetries is the client-facing reason when every attempt failed;
+// the cause is in the worker logs.
+func failedAfterRetries(jobID int64, attempts int) string {
+	return fmt.Sprintf("Processing failed after %d attempts. The operator can find the cause in the worker logs (job %d).", attempts, jobID)
+}
+
+func (c *Compliance) fail(ctx context.Context, job storage.ComplianceJob, reason string) {
+	failJob(context.WithoutCancel(ctx), c.Store, c.Blobs, c.Logger, job, reason, c.now())
+}
+
+// jobFailer is the record access failJob needs.
+type jobFailer interface {
+	FailComplianceJob(ctx context.Context, id int64, reason string, at time.Time) error
+}
+
+// failJob marks an open job failed and removes any result an attempt stored,
+// so a failed job never serves a download.
+func failJob(ctx context.Context, store jobFailer, blobs blob.Store, log *slog.Logger, job storage.ComplianceJob, reason string, at time.Time) {
+	err := store.FailComplianceJob(ctx, job.ID, reason, at)
+	if errors.Is(err, storage.ErrConflict) {
+		return // already final
+	}
+	if err != nil {
+		log.ErrorContext(ctx, "mark compliance job failed", "job_id", job.ID, "err", err)
+		return
+	}
+	if err := blobs.Delete(ctx, job.ResultKey); err != nil {
+		log.WarnContext(ctx, "remove result of failed compliance job", "job_id", job.ID, "err", err)
 	}
 }
 
 // process streams the upload through the checker into the result object.
+// The final counts are recorded before the result is stored, so a retry
+// that finds the result (storedResult) completes with the right counts.
 func (c *Compliance) process(ctx context.Context, job storage.ComplianceJob) (storage.ComplianceProgress, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	in, _, err := c.Blobs.Get(ctx, job.UploadKey)
+	if errors.Is(err, blob.ErrNotFound) {
+		return storage.ComplianceProgress{}, errNoUpload
+	}
 	if err != nil {
 		return storage.ComplianceProgress{}, fmt.Errorf("open upload: %w", err)
 	}
 	defer in.Close()
 	run := &checkRun{lookup: c.lookupFor(job.Type), batchSize: c.batchSize(), parallel: c.Parallel, onBatch: c.heartbeat(ctx, job.ID)}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	pr, pw := io.Pipe()
 	putDone := make(chan error, 1)
 	go func() {
@@ -123,9 +179,12 @@ func (c *Compliance) process(ctx context.Context, job storage.ComplianceJob) (st
 	if err == nil {
 		err = out.Flush()
 	}
-	if err != nil {
-		cancel() // abort the upload: nothing partial is stored
+	if err == nil {
+		err = c.Store.HeartbeatComplianceJob(ctx, job.ID, run.progress, c.now())
 	}
+	// Closing the pipe with an error makes the driver abort the upload while
+	// ctx is still live (nothing partial is stored, no multipart parts are
+	// left behind); closing it cleanly commits the result.
 	pw.CloseWithError(err)
 	if putErr := <-putDone; err == nil && putErr != nil {
 		err = fmt.Errorf("store result: %w", putErr)
@@ -218,7 +277,13 @@ func (c *Compliance) HandleError(ctx context.Context, t *asynq.Task, err error) 
 		c.Logger.WarnContext(ctx, "compliance attempt failed; will retry", "job_id", p.JobID, "retried", retried, "err", err)
 		return
 	}
-	c.fail(ctx, p.JobID, fmt.Sprintf("Processing failed after %d attempts: %v", retried+1, err))
+	c.Logger.ErrorContext(ctx, "compliance job will not be retried", "job_id", p.JobID, "attempts", retried+1, "err", err)
+	job, lerr := c.Store.ComplianceJob(context.WithoutCancel(ctx), p.JobID)
+	if lerr != nil {
+		c.Logger.ErrorContext(ctx, "load failed compliance job", "job_id", p.JobID, "err", lerr)
+		return
+	}
+	c.fail(ctx, job, failedAfterRetries(job.ID, retried+1))
 }
 
 // finalAttempt reports whether asynq will not run a task again after it

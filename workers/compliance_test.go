@@ -467,7 +467,7 @@ func TestComplianceHandleError(t *testing.T) {
 		task, _ := tasks.NewComplianceProcess(j.ID)
 		c.HandleError(ctx, task, fmt.Errorf("boom: %w", asynq.SkipRetry))
 		got := e.load(t, j.ID)
-		if want := "Processing failed after 1 attempts: boom: " + asynq.SkipRetry.Error(); got.Status != storage.JobFailed || got.FailureReason != want {
+		if want := fmt.Sprintf("Processing failed after 1 attempts. The operator can find the cause in the worker logs (job %d).", j.ID); got.Status != storage.JobFailed || got.FailureReason != want {
 			t.Errorf("job = status %s reason %q; want failed %q", got.Status, got.FailureReason, want)
 		}
 	})
@@ -506,4 +506,45 @@ func TestFinalAttempt(t *testing.T) {
 			t.Errorf("finalAttempt(%d, %d, %v) = %v, want %v", tt.retried, tt.maxRetry, tt.err, got, tt.want)
 		}
 	}
+}
+
+// TestComplianceProcessTaskKeepsStoredResult covers an attempt that stored
+// the result but could not mark the job complete: the retry completes the
+// job with the stored result and the counts recorded before it was stored,
+// and never recomputes or replaces it.
+func TestComplianceProcessTaskKeepsStoredResult(t *testing.T) {
+	e := newEnv(t)
+	w := newWorld(t, e)
+	j := e.job(t, storage.ComplianceTypeTweets, nil)
+	e.put(t, j.UploadKey, w.tweetsUpload)
+	if _, started, err := e.db.StartComplianceJob(t.Context(), j.ID, workerClock); err != nil || !started {
+		t.Fatalf("StartComplianceJob = %v, %v", started, err)
+	}
+	recorded := storage.ComplianceProgress{LinesRead: 7, MalformedLines: 1, ResultLines: 1}
+	if err := e.db.HeartbeatComplianceJob(t.Context(), j.ID, recorded, workerClock); err != nil {
+		t.Fatal(err)
+	}
+	const stored = `{"id":"1","action":"delete","created_at":"2020-01-01T00:00:00.000Z","redacted_at":"2020-01-02T00:00:00.000Z","reason":"deleted"}` + "\n"
+	if err := e.blobs.Put(t.Context(), j.ResultKey, strings.NewReader(stored), int64(len(stored)), "application/json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := processTask(t, e.compliance(nil), j.ID); err != nil {
+		t.Fatalf("ProcessTask: %v", err)
+	}
+	wantComplete(t, e.load(t, j.ID), 2, recorded)
+	if got := e.get(t, j.ResultKey); got != stored {
+		t.Errorf("stored result replaced:\n%s", got)
+	}
+}
+
+func TestComplianceFailureRemovesStoredResult(t *testing.T) {
+	e := newEnv(t)
+	j := e.job(t, storage.ComplianceTypeUsers, nil)
+	e.put(t, j.ResultKey, "partial?\n")
+	task, _ := tasks.NewComplianceProcess(j.ID)
+	e.compliance(nil).HandleError(context.Background(), task, fmt.Errorf("boom: %w", asynq.SkipRetry))
+	if got := e.load(t, j.ID); got.Status != storage.JobFailed {
+		t.Fatalf("job status %s, want failed", got.Status)
+	}
+	e.wantNoObject(t, j.ResultKey)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -55,11 +56,28 @@ type Reconciler struct {
 	Interval   time.Duration // between ticks (default 2 s)
 	StaleAfter time.Duration // heartbeat/enqueue age that counts as lost (default 60 s)
 	BatchSize  int           // jobs examined per tick (default 500)
+	// UploadGrace is how long after upload_expires_at a created job waits
+	// before it fails: a PUT that began before expiry may still be arriving
+	// (servers check the signature when a request starts). Default 15 min.
+	UploadGrace time.Duration
+	// TickTimeout bounds one tick, so a hung dependency cannot stall the
+	// reconciler (default 30 s).
+	TickTimeout time.Duration
 
+	once  sync.Once
 	nudge chan struct{}
 }
 
-func (r *Reconciler) defaults() {
+// defaults fills unset fields once, before any goroutine uses them.
+func (r *Reconciler) defaults() { r.once.Do(r.setDefaults) }
+
+func (r *Reconciler) setDefaults() {
+	if r.UploadGrace <= 0 {
+		r.UploadGrace = 15 * time.Minute
+	}
+	if r.TickTimeout <= 0 {
+		r.TickTimeout = 30 * time.Second
+	}
 	if r.Interval <= 0 {
 		r.Interval = 2 * time.Second
 	}
@@ -72,9 +90,7 @@ func (r *Reconciler) defaults() {
 	if r.Clock == nil {
 		r.Clock = time.Now
 	}
-	if r.nudge == nil {
-		r.nudge = make(chan struct{}, 1)
-	}
+	r.nudge = make(chan struct{}, 1)
 }
 
 // Nudge asks for a tick as soon as possible (an upload notification arrived).
@@ -110,6 +126,8 @@ func (r *Reconciler) Run(ctx context.Context) {
 // Tick runs one reconciliation pass.
 func (r *Reconciler) Tick(ctx context.Context) error {
 	r.defaults()
+	ctx, cancel := context.WithTimeout(ctx, r.TickTimeout)
+	defer cancel()
 	if r.Locker != nil {
 		release, ok, err := r.Locker.Acquire(ctx, "reconcile:compliance", r.Interval*5+10*time.Second)
 		if err != nil {
@@ -151,11 +169,9 @@ func (r *Reconciler) reconcile(ctx context.Context, job storage.ComplianceJob, n
 		return r.enqueue(ctx, job, now)
 	case !errors.Is(err, blob.ErrNotFound):
 		return fmt.Errorf("look for upload: %w", err)
-	case now.After(job.UploadExpiresAt):
+	case now.After(job.UploadExpiresAt.Add(r.UploadGrace)):
 		reason := fmt.Sprintf("No file was uploaded before the upload URL expired at %s.", job.UploadExpiresAt.UTC().Format(time.RFC3339))
-		if err := r.Store.FailComplianceJob(ctx, job.ID, reason, now); err != nil && !errors.Is(err, storage.ErrConflict) {
-			return err
-		}
+		failJob(ctx, r.Store, r.Blobs, r.Logger, job, reason, now)
 		r.Logger.InfoContext(ctx, "compliance job failed: upload window expired", "job_id", job.ID)
 	}
 	return nil
@@ -190,13 +206,8 @@ func (r *Reconciler) existing(ctx context.Context, job storage.ComplianceJob, no
 	}
 	switch info.State {
 	case asynq.TaskStateArchived:
-		reason := fmt.Sprintf("Processing failed after %d attempts.", info.Retried+1)
-		if info.LastErr != "" {
-			reason = fmt.Sprintf("Processing failed after %d attempts: %s", info.Retried+1, info.LastErr)
-		}
-		if err := r.Store.FailComplianceJob(ctx, job.ID, reason, now); err != nil && !errors.Is(err, storage.ErrConflict) {
-			return err
-		}
+		r.Logger.ErrorContext(ctx, "compliance task archived; failing job", "job_id", job.ID, "attempts", info.Retried+1, "last_err", info.LastErr)
+		failJob(ctx, r.Store, r.Blobs, r.Logger, job, failedAfterRetries(job.ID, info.Retried+1), now)
 		return nil
 	case asynq.TaskStateCompleted:
 		// The task ran but the job is still open (its final write was lost):

@@ -45,7 +45,7 @@ func newQueueEnv(t *testing.T) *queueEnv {
 func (q *queueEnv) reconciler() *Reconciler {
 	return &Reconciler{Store: q.db, Blobs: q.blobs, Queue: q.client, Inspector: q.inspector,
 		Locker: RedisLocker{Client: q.redis, Prefix: lockPrefix}, Logger: q.log,
-		Clock: func() time.Time { return q.now }}
+		Clock: func() time.Time { return q.now }, UploadGrace: 30 * time.Second}
 }
 
 func (q *queueEnv) tick(t *testing.T, r *Reconciler) {
@@ -341,5 +341,20 @@ func TestRedisLockerError(t *testing.T) {
 	release, ok, err := RedisLocker{Client: storagetest.DeadRedis(t)}.Acquire(context.Background(), "x", time.Minute)
 	if err == nil || ok || release != nil {
 		t.Errorf("Acquire on an unreachable server = %v, %v; want an error", ok, err)
+	}
+}
+
+// TestReconcilerUploadGrace: a created job whose upload URL expired less
+// than UploadGrace ago is not failed yet (an upload begun before expiry may
+// still be arriving).
+func TestReconcilerUploadGrace(t *testing.T) {
+	q := newQueueEnv(t)
+	r := q.reconciler() // UploadGrace 30 s
+	recent := q.job(t, storage.ComplianceTypeTweets, func(j *storage.ComplianceJob) {
+		j.UploadExpiresAt = q.now.Add(-10 * time.Second)
+	})
+	q.tick(t, r)
+	if got := q.load(t, recent.ID); got.Status != storage.JobCreated {
+		t.Fatalf("job expired 10s ago = %s, want still created within the grace", got.Status)
 	}
 }

@@ -251,7 +251,7 @@ func TestComplianceJobFailures(t *testing.T) {
 	s := newStack(t, stackOptions{driver: "local", workers: 1})
 	t.Run("upload window expired", func(t *testing.T) {
 		job := s.createJob("users", "expired")
-		s.exec(`UPDATE compliance_jobs SET upload_expires_at = now() - interval '1 second' WHERE id = $1`, job["id"])
+		s.exec(`UPDATE compliance_jobs SET upload_expires_at = now() - interval '1 hour' WHERE id = $1`, job["id"])
 		final := s.waitJob(job["id"].(string), 30*time.Second)
 		checkFailed(t, s, final, "No file was uploaded before the upload URL expired")
 	})

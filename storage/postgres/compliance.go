@@ -85,11 +85,13 @@ func (db *DB) ListComplianceJobs(ctx context.Context, f storage.ComplianceFilter
 
 // ComplianceJobsToReconcile returns open jobs the reconciler should look at:
 // created jobs not enqueued since staleBefore (least recently checked first)
-// and in-progress jobs whose heartbeat is older than staleBefore.
+// and in-progress jobs with neither a heartbeat nor an enqueue since
+// staleBefore (a job waiting out a retry backoff is not looked at again on
+// every tick once it was re-enqueued).
 func (db *DB) ComplianceJobsToReconcile(ctx context.Context, staleBefore time.Time, limit int) ([]storage.ComplianceJob, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+jobColumns+` FROM compliance_jobs
 		WHERE (status = 'created' AND (enqueued_at IS NULL OR enqueued_at < $1))
-		   OR (status = 'in_progress' AND COALESCE(heartbeat_at, enqueued_at, created_at) < $1)
+		   OR (status = 'in_progress' AND COALESCE(GREATEST(heartbeat_at, enqueued_at), created_at) < $1)
 		ORDER BY upload_checked_at NULLS FIRST, id LIMIT $2`, staleBefore, limit)
 	if err != nil {
 		return nil, wrap("list jobs to reconcile", err)
@@ -110,13 +112,14 @@ func (db *DB) MarkComplianceEnqueued(ctx context.Context, id int64, at time.Time
 	return wrap(fmt.Sprintf("mark compliance job %d enqueued", id), err)
 }
 
-// StartComplianceJob moves an open job to in_progress for a new attempt and
-// resets its progress. started is false (and the job is returned as stored)
-// when the job is already complete or failed.
+// StartComplianceJob moves an open job to in_progress for a new attempt.
+// The recorded progress is kept (the attempt's heartbeats overwrite it), so
+// an attempt that finds an already stored result can complete with the
+// counts recorded before it was stored. started is false (and the job is
+// returned as stored) when the job is already complete or failed.
 func (db *DB) StartComplianceJob(ctx context.Context, id int64, at time.Time) (job storage.ComplianceJob, started bool, err error) {
 	job, err = scanJob(db.pool.QueryRow(ctx, `UPDATE compliance_jobs SET status = 'in_progress',
-		started_at = COALESCE(started_at, $2), heartbeat_at = $2, updated_at = $2, attempts = attempts + 1,
-		lines_read = 0, malformed_lines = 0, result_lines = 0
+		started_at = COALESCE(started_at, $2), heartbeat_at = $2, updated_at = $2, attempts = attempts + 1
 		WHERE id = $1 AND status IN ('created', 'in_progress') RETURNING `+jobColumns, id, at))
 	if err == nil {
 		return job, true, nil

@@ -824,10 +824,12 @@ func TestComplianceJobTransitions(t *testing.T) {
 		t.Errorf("progress after heartbeat = %+v, want %+v", got, progress)
 	}
 
-	// A retry starts a new attempt: counters reset, started_at kept.
+	// A retry starts a new attempt: the recorded counters are kept (the
+	// attempt's heartbeats overwrite them; a stored result completes with
+	// them), started_at kept.
 	retry := startJob(t, db, j.ID, t2)
-	if retry.Attempts != 2 || progressOf(retry) != (storage.ComplianceProgress{}) {
-		t.Errorf("after second Start: attempts %d progress %+v, want 2 and zero", retry.Attempts, progressOf(retry))
+	if retry.Attempts != 2 || progressOf(retry) != progress {
+		t.Errorf("after second Start: attempts %d progress %+v, want 2 and %+v", retry.Attempts, progressOf(retry), progress)
 	}
 	checkStamp(t, "started_at after retry", retry.StartedAt, &t0)
 	checkStamp(t, "heartbeat_at after retry", retry.HeartbeatAt, &t2)

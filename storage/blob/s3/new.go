@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
@@ -82,8 +85,17 @@ func clientOptions(opts Options, endpoint string) func(*awss3.Options) {
 		o.UsePathStyle = opts.PathStyle || opts.Endpoint != ""
 		o.RequestChecksumCalculation = aws.RequestChecksumCalculationWhenRequired
 		o.ResponseChecksumValidation = aws.ResponseChecksumValidationWhenRequired
+		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			// A server that accepts connections but never answers must not
+			// stall workers and the reconciler; bodies may stream for long.
+			tr.ResponseHeaderTimeout = ResponseHeaderTimeout
+		})
 	}
 }
+
+// ResponseHeaderTimeout bounds the wait for a response's headers after a
+// request was sent (object bodies themselves are not time-limited).
+const ResponseHeaderTimeout = 60 * time.Second
 
 // EnsureBucket creates the bucket if it does not exist (dev setup, tests).
 func (s *Store) EnsureBucket(ctx context.Context) error {
