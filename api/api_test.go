@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -29,9 +32,10 @@ import (
 const problems = "https://api.x.com/2/problems/"
 
 // bundle is one API server on real PostgreSQL, Redis and local blobs, with
-// two apps and a user holding an access token for the first.
+// two apps and users holding access tokens for the first.
 type bundle struct {
 	srv          *httptest.Server
+	api          *api.Server
 	db           *postgres.DB
 	app, other   storage.App
 	bearer       string
@@ -39,9 +43,13 @@ type bundle struct {
 	user, author storage.User
 	token        storage.AccessToken
 	authorToken  storage.AccessToken
+	// tokens holds further access tokens of the first app by the name
+	// call's "oauth:<name>" uses (see addUser).
+	tokens map[string]storage.AccessToken
 }
 
-func setup(t testing.TB, rateScale float64) *bundle {
+// setup starts a bundle; opts adjust the API dependencies before New.
+func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 	t.Helper()
 	ctx := context.Background()
 	db, _ := storagetest.NewDB(t)
@@ -57,13 +65,17 @@ func setup(t testing.TB, rateScale float64) *bundle {
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	handler := api.New(api.Deps{
+	deps := api.Deps{
 		Store: db, Blobs: blobs, Auth: authn, Errors: w, RateLimitScale: rateScale,
 		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
-	})
-	b := &bundle{srv: httptest.NewServer(handler), db: db}
+	}
+	for _, opt := range opts {
+		opt(&deps)
+	}
+	handler := api.New(deps)
+	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, tokens: map[string]storage.AccessToken{}}
 	t.Cleanup(b.srv.Close)
 	b.app, b.bearer = newApp(t, db, "first")
 	b.other, b.otherBearer = newApp(t, db, "second")
@@ -99,6 +111,22 @@ func newUser(t testing.TB, db *postgres.DB, app storage.App, name string) (stora
 	return u, tok
 }
 
+// addUser creates a user with an access token of the first app at level;
+// call signs as them with "oauth:"+name.
+func (b *bundle) addUser(t testing.TB, name, level string) storage.User {
+	t.Helper()
+	u, err := b.db.CreateUser(context.Background(), name, name)
+	if err != nil {
+		t.Fatalf("create user: %v", err)
+	}
+	tok, err := b.db.EnsureAccessToken(context.Background(), b.app.ID, u.ID, level)
+	if err != nil {
+		t.Fatalf("create token: %v", err)
+	}
+	b.tokens[name] = tok
+	return u
+}
+
 type reply struct {
 	status int
 	header http.Header
@@ -121,6 +149,9 @@ func (b *bundle) call(t testing.TB, method, path, authz, contentType string, bod
 		tok := b.token
 		if authz == "oauth:author" {
 			tok = b.authorToken
+		}
+		if named, ok := b.tokens[strings.TrimPrefix(authz, "oauth:")]; ok {
+			tok = named
 		}
 		if err := auth.SignRequest(req, "", b.app.ConsumerKey, b.app.ConsumerSecret, tok.Token, tok.Secret, time.Now(), ""); err != nil {
 			// Unsignable input (fuzzing): send it with a bogus signature.
@@ -179,6 +210,11 @@ func TestRejectedRequests(t *testing.T) {
 		{"bad field", "GET", jobs + "?type=users&compliance_job.fields=id,secret", b.bearer, "", nil, 400, problems + "invalid-request", []string{"compliance_job.fields"}},
 		{"empty fields", "GET", jobs + "?type=users&compliance_job.fields=", b.bearer, "", nil, 400, problems + "invalid-request", []string{"compliance_job.fields"}},
 		{"unknown query parameter", "GET", jobs + "?type=users&max_results=5", b.bearer, "", nil, 400, problems + "invalid-request", []string{"max_results"}},
+		{"repeated query parameter", "GET", jobs + "?type=tweets&type=users", b.bearer, "", nil, 400, problems + "invalid-request", []string{"type"}},
+		{"repeated with the same value", "GET", jobs + "?type=users&type=users", b.bearer, "", nil, 400, problems + "invalid-request", []string{"type"}},
+		{"repeated and unknown", "GET", jobs + "?type=users&status=failed&status=complete&x=1", b.bearer, "", nil, 400, problems + "invalid-request", []string{"status", "x"}},
+		{"repeated empty field list", "GET", jobs + "/1?compliance_job.fields=&compliance_job.fields=", b.bearer, "", nil, 400, problems + "invalid-request", []string{"compliance_job.fields"}},
+		{"repeated on create", "POST", jobs + "?compliance_job.fields=id&compliance_job.fields=id", b.bearer, js, jsonBody(map[string]any{"type": "users"}), 400, problems + "invalid-request", []string{"compliance_job.fields"}},
 		{"malformed id", "GET", jobs + "/12ab", b.bearer, "", nil, 400, problems + "invalid-request", []string{"id"}},
 		{"id too long", "GET", jobs + "/12345678901234567890", b.bearer, "", nil, 400, problems + "invalid-request", []string{"id"}},
 		{"unknown job", "GET", jobs + "/42", b.bearer, "", nil, 404, problems + "resource-not-found", nil},
@@ -244,6 +280,11 @@ func TestProblemDetails(t *testing.T) {
 	}
 	if vals := first["parameters"].(map[string]any)["type"].([]any); len(vals) != 1 || vals[0] != "likes" {
 		t.Errorf("parameters %v", first["parameters"])
+	}
+	r = b.call(t, "GET", "/2/compliance/jobs?type=tweets&type=users", b.bearer, "", nil)
+	repeated, _ := r.body["errors"].([]any)
+	if len(repeated) != 1 || repeated[0].(map[string]any)["message"] != "The query parameter [type] may be given only once" {
+		t.Errorf("repeated-parameter problem %s", r.raw)
 	}
 	r = b.call(t, "GET", "/2/compliance/jobs/42", b.bearer, "", nil)
 	if r.body["resource_type"] != "compliance_job" || r.body["resource_id"] != "42" || r.body["parameter"] != "id" {
@@ -378,8 +419,222 @@ func TestOperationalEndpoints(t *testing.T) {
 	if resp.Header.Get(api.RequestIDHeader) != "client-chosen-id" {
 		t.Errorf("request id not echoed: %q", resp.Header.Get(api.RequestIDHeader))
 	}
+	for _, method := range []string{"PROPFIND", "BREW", "X-RANDOM"} {
+		if r := b.call(t, method, "/healthz", "", "", nil); r.status != 405 {
+			t.Errorf("%s /healthz: %d", method, r.status)
+		}
+	}
 	m := b.call(t, "GET", "/metrics", "", "", nil)
 	if m.status != 200 || !strings.Contains(m.raw, `aviary_http_requests_total{method="GET",route="GET /readyz",status="200"} 1`) {
 		t.Fatalf("metrics: %d %.2000s", m.status, m.raw)
 	}
+	if !strings.Contains(m.raw, `aviary_http_requests_total{method="other",route="unmatched",status="405"} 3`) ||
+		strings.Contains(m.raw, "PROPFIND") || strings.Contains(m.raw, "BREW") {
+		t.Errorf("unusual methods are not labelled other: %.3000s", m.raw)
+	}
+}
+
+func TestUserAccess(t *testing.T) {
+	b := setup(t, 100)
+	ctx := context.Background()
+	b.addUser(t, "readonly", storage.AccessRead)
+	for _, state := range []string{"deleted", "deactivated", "suspended", "protected"} {
+		u := b.addUser(t, state, storage.AccessReadWrite)
+		if _, err := b.db.SetUserState(ctx, u.ID, state, time.Now()); err != nil {
+			t.Fatalf("set %s: %v", state, err)
+		}
+	}
+	mine := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", jsonBody(map[string]any{"text": "kept"}))
+	if mine.status != 201 {
+		t.Fatalf("create post: %d %s", mine.status, mine.raw)
+	}
+	kept := mine.body["data"].(map[string]any)["id"].(string)
+	const (
+		readOnly  = "Your client app is not configured with the appropriate oauth1 app permissions for this endpoint."
+		suspended = "Your account is suspended and is not permitted to access this feature."
+	)
+	post := jsonBody(map[string]any{"text": "hello"})
+	tests := []struct {
+		name, method, path, authz string
+		body                      []byte
+		status                    int
+		title, detail             string // "" skips
+	}{
+		{"read-only token creates", "POST", "/2/tweets", "oauth:readonly", post, 403, "Forbidden", readOnly},
+		{"read-only token deletes", "DELETE", "/2/tweets/" + kept, "oauth:readonly", nil, 403, "Forbidden", readOnly},
+		{"read-only token, unknown post", "DELETE", "/2/tweets/77", "oauth:readonly", nil, 403, "Forbidden", readOnly},
+		{"deleted user", "POST", "/2/tweets", "oauth:deleted", post, 401, "Unauthorized", ""},
+		{"deactivated user", "POST", "/2/tweets", "oauth:deactivated", post, 401, "Unauthorized", ""},
+		{"deactivated user deletes", "DELETE", "/2/tweets/" + kept, "oauth:deactivated", nil, 401, "Unauthorized", ""},
+		{"suspended user", "POST", "/2/tweets", "oauth:suspended", post, 403, "Forbidden", suspended},
+		{"suspended user deletes", "DELETE", "/2/tweets/" + kept, "oauth:suspended", nil, 403, "Forbidden", suspended},
+		{"protected user", "POST", "/2/tweets", "oauth:protected", post, 201, "", ""},
+		{"read-write token", "POST", "/2/tweets", "oauth:author", post, 201, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := b.call(t, tt.method, tt.path, tt.authz, "application/json", tt.body)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.raw)
+			}
+			if tt.status < 400 {
+				return
+			}
+			if r.body["type"] != "about:blank" || r.body["title"] != tt.title {
+				t.Errorf("problem %s; want about:blank titled %s", r.raw, tt.title)
+			}
+			if tt.detail != "" && r.body["detail"] != tt.detail {
+				t.Errorf("detail %q, want %q", r.body["detail"], tt.detail)
+			}
+		})
+	}
+	n, _ := strconvID(kept)
+	if p, err := b.db.PostByID(ctx, n); err != nil || p.DeletedAt != nil {
+		t.Errorf("a refused delete deleted the post: %+v %v", p, err)
+	}
+}
+
+func TestReadiness(t *testing.T) {
+	const secret = "dial tcp 10.9.8.7:5432: password authentication failed for user \"ops\""
+	var failing atomic.Bool
+	flaky := api.Check{Name: "flaky", Check: func(context.Context) error {
+		if failing.Load() {
+			return errors.New(secret)
+		}
+		return nil
+	}}
+	logs := &logRecorder{}
+	b := setup(t, 100, func(d *api.Deps) {
+		d.Ready = append(d.Ready, flaky)
+		d.Logger = slog.New(logs)
+	})
+	// The cases run in order on one server: draining cannot be undone.
+	tests := []struct {
+		name         string
+		fail, drain  bool
+		status       int
+		want         string
+		wantWarnings int // readiness-check warnings logged so far
+	}{
+		{"ready", false, false, 200, `{"checks":{"database":"ok","flaky":"ok"},"status":"ok"}`, 0},
+		{"dependency down", true, false, 503, `{"checks":{"database":"ok","flaky":"unavailable"},"status":"unavailable"}`, 1},
+		{"recovered", false, false, 200, `{"checks":{"database":"ok","flaky":"ok"},"status":"ok"}`, 1},
+		{"draining", false, true, 503, `{"status":"draining"}`, 1},
+		{"draining while down", true, false, 503, `{"status":"draining"}`, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			failing.Store(tt.fail)
+			if tt.drain {
+				b.api.SetDraining()
+			}
+			r := b.call(t, "GET", "/readyz", "", "", nil)
+			if r.status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.raw)
+			}
+			if got := canonicalJSON(t, r.raw); got != tt.want {
+				t.Errorf("body %s, want %s", got, tt.want)
+			}
+			if strings.Contains(r.raw, "10.9.8.7") || strings.Contains(r.raw, "ops") {
+				t.Errorf("dependency error leaked: %s", r.raw)
+			}
+			if got := logs.count("readiness check failed", slog.LevelWarn); got != tt.wantWarnings {
+				t.Errorf("%d readiness warnings logged, want %d", got, tt.wantWarnings)
+			}
+		})
+	}
+	if r := b.call(t, "GET", "/healthz", "", "", nil); r.status != 200 {
+		t.Errorf("healthz while draining: %d", r.status)
+	}
+}
+
+// canonicalJSON re-encodes a JSON document with sorted keys.
+func canonicalJSON(t *testing.T, raw string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(raw), &v); err != nil {
+		t.Fatalf("decode %q: %v", raw, err)
+	}
+	out, _ := json.Marshal(v)
+	return string(out)
+}
+
+func TestRequestLogLevels(t *testing.T) {
+	logs := &logRecorder{}
+	b := setup(t, 100, func(d *api.Deps) { d.Logger = slog.New(logs) })
+	tests := []struct {
+		method, path string
+		authz        string
+		want         slog.Level
+	}{
+		{"GET", "/healthz", "", slog.LevelDebug},
+		{"HEAD", "/healthz", "", slog.LevelDebug},
+		{"GET", "/readyz", "", slog.LevelDebug},
+		{"GET", "/metrics", "", slog.LevelDebug},
+		{"GET", "/2/compliance/jobs?type=users", b.bearer, slog.LevelInfo},
+		{"GET", "/2/compliance/jobs?type=likes", b.bearer, slog.LevelInfo},
+		{"POST", "/healthz", "", slog.LevelInfo}, // not a probe: 405
+		{"GET", "/healthz/x", "", slog.LevelInfo},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			before := logs.len()
+			b.call(t, tt.method, tt.path, tt.authz, "", nil)
+			lines := logs.since(before, "http request")
+			if len(lines) != 1 {
+				t.Fatalf("%d request lines logged, want 1", len(lines))
+			}
+			if lines[0].Level != tt.want {
+				t.Errorf("logged at %v, want %v", lines[0].Level, tt.want)
+			}
+		})
+	}
+}
+
+// logRecorder is a slog.Handler that keeps every record.
+type logRecorder struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (l *logRecorder) Enabled(context.Context, slog.Level) bool { return true }
+
+func (l *logRecorder) Handle(_ context.Context, r slog.Record) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.records = append(l.records, r.Clone())
+	return nil
+}
+
+func (l *logRecorder) WithAttrs([]slog.Attr) slog.Handler { return l }
+func (l *logRecorder) WithGroup(string) slog.Handler      { return l }
+
+func (l *logRecorder) len() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.records)
+}
+
+// since returns the records with message msg logged after the first n.
+func (l *logRecorder) since(n int, msg string) []slog.Record {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []slog.Record
+	for _, r := range l.records[n:] {
+		if r.Message == msg {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// count returns how many records with message msg were logged at level.
+func (l *logRecorder) count(msg string, level slog.Level) int {
+	n := 0
+	for _, r := range l.since(0, msg) {
+		if r.Level == level {
+			n++
+		}
+	}
+	return n
 }

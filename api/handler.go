@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
-	"sort"
+	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -19,12 +22,30 @@ import (
 // apierr writer in the request's envelope.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
+// adapt turns a handlerFunc into an http.Handler that renders its error. An
+// error wrapping errResponseStarted comes after the status line was sent, so
+// it is only logged: a second header or body would corrupt the response.
 func (s *Server) adapt(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := h(w, r); err != nil {
+		err := h(w, r)
+		switch {
+		case err == nil:
+		case errors.Is(err, errResponseStarted):
+			s.logLateError(r, err)
+		default:
 			s.Errors.Write(w, r, err)
 		}
 	})
+}
+
+// logLateError records a failure after the response started: at Debug when
+// the client has gone away (routine), else at Warn.
+func (s *Server) logLateError(r *http.Request, err error) {
+	level := slog.LevelWarn
+	if r.Context().Err() != nil {
+		level = slog.LevelDebug
+	}
+	s.Logger.Log(r.Context(), level, "response failed after it started", "method", r.Method, "path", r.URL.Path, "err", err)
 }
 
 func errMethodNotAllowed(method string, allowed []string) error {
@@ -34,27 +55,38 @@ func errMethodNotAllowed(method string, allowed []string) error {
 func errRouteNotFound(path string) error { return apierr.RouteNotFound(path) }
 
 // rejectUnknownQuery answers invalid-request when the query string carries a
-// parameter the endpoint does not take.
+// parameter the endpoint does not take or one of its parameters twice.
 func (s *Server) rejectUnknownQuery(allowed []string, next http.Handler) http.Handler {
 	known := make(map[string]bool, len(allowed))
 	for _, a := range allowed {
 		known[a] = true
 	}
+	sorted := slices.Sorted(maps.Keys(known))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var unknown []string
-		for name := range r.URL.Query() {
-			if !known[name] {
-				unknown = append(unknown, name)
-			}
-		}
-		if len(unknown) > 0 {
-			sorted := append([]string(nil), allowed...)
-			sort.Strings(sorted)
-			s.Errors.Write(w, r, apierr.UnknownParams(unknown, sorted))
+		if err := checkQuery(r.URL.Query(), known, sorted); err != nil {
+			s.Errors.Write(w, r, err)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// checkQuery reports, in name order, every query parameter that is not
+// known and every known one given more than once; nil when there is none.
+func checkQuery(query url.Values, known map[string]bool, allowed []string) error {
+	var errs []apierr.ParamError
+	for _, name := range slices.Sorted(maps.Keys(query)) {
+		switch {
+		case !known[name]:
+			errs = append(errs, apierr.UnknownParam(name, allowed))
+		case len(query[name]) > 1:
+			errs = append(errs, apierr.RepeatedParam(name, query[name]))
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return apierr.InvalidRequest(errs...)
 }
 
 // decodeJSON reads a JSON object body into v, enforcing the body cap, the
@@ -175,11 +207,11 @@ func writeJSON(w http.ResponseWriter, status int, body any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(body); err != nil {
-		return fmt.Errorf("encode response: %w", errResponseStarted)
+		return fmt.Errorf("encode response: %w: %w", errResponseStarted, err)
 	}
 	return nil
 }
 
-// errResponseStarted marks failures after the status line was sent; the
-// writer can only log them.
+// errResponseStarted marks failures after the status line was sent; adapt
+// only logs them. Wrap it (with the cause) in such errors.
 var errResponseStarted = errors.New("response already started")

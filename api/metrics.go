@@ -1,6 +1,7 @@
 package api
 
 import (
+	"net/http"
 	"strconv"
 	"time"
 
@@ -27,6 +28,22 @@ func newHTTPMetrics(reg prometheus.Registerer) *httpMetrics {
 }
 
 func (m *httpMetrics) observe(method, route string, status int, elapsed time.Duration) {
+	method = methodLabel(method)
 	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(method, route).Observe(elapsed.Seconds())
+}
+
+// labelledMethods are the request methods that get their own metric label.
+var labelledMethods = map[string]bool{
+	http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true,
+}
+
+// methodLabel bounds the method label: clients choose the method freely, so
+// any other one is counted as "other" rather than as a new series.
+func methodLabel(method string) string {
+	if labelledMethods[method] {
+		return method
+	}
+	return "other"
 }

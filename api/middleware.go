@@ -20,8 +20,12 @@ const RequestIDHeader = "X-Request-Id"
 
 var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
 
+// middleware wraps the router. The envelope is chosen first so panics on
+// ads paths render in the ads envelope, and every wrapper that replaces the
+// request (WithContext) sits outside logRequests, so the request the router
+// marks with its pattern is the one logRequests labels metrics with.
 func (s *Server) middleware(next http.Handler) http.Handler {
-	return s.recoverPanics(s.withRequestID(s.logRequests(s.withEnvelope(next))))
+	return s.withEnvelope(s.recoverPanics(s.withRequestID(s.logRequests(next))))
 }
 
 // withEnvelope picks the error envelope: advertising paths start with a
@@ -107,13 +111,26 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		}
 		elapsed := time.Since(start)
 		s.metrics.observe(r.Method, route, rec.status, elapsed)
-		level := slog.LevelInfo
-		if rec.status >= 500 {
-			level = slog.LevelError
-		}
-		s.Logger.Log(r.Context(), level, "http request", "method", r.Method, "path", r.URL.Path, "route", route,
+		s.Logger.Log(r.Context(), requestLogLevel(route, rec.status), "http request", "method", r.Method, "path", r.URL.Path, "route", route,
 			"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(elapsed.Microseconds())/1000, "remote", r.RemoteAddr)
 	})
+}
+
+// probeRoutes are polled every few seconds by orchestrators and scrapers;
+// their request lines are logged at Debug so they do not drown the rest.
+// (A failing readiness check is logged by readyz itself.)
+var probeRoutes = map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /metrics": true}
+
+// requestLogLevel is the level of a request line: Debug for probes, Error
+// for server errors, else Info.
+func requestLogLevel(route string, status int) slog.Level {
+	switch {
+	case probeRoutes[route]:
+		return slog.LevelDebug
+	case status >= 500:
+		return slog.LevelError
+	}
+	return slog.LevelInfo
 }
 
 func (s *Server) recoverPanics(next http.Handler) http.Handler {

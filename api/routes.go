@@ -1,6 +1,7 @@
 package api
 
 import (
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -12,24 +13,35 @@ import (
 // window is the platform's standard rate-limit window.
 const window = 15 * time.Minute
 
-// endpoint describes one API route: how callers authenticate, its rate
-// limit, the query parameters it accepts and its handler.
+// endpoint describes one API route: how callers authenticate, whether it
+// writes, its rate limit, the query parameters it accepts and its handler.
 type endpoint struct {
 	pattern string
 	auth    func(http.Handler) http.Handler
+	access  access
 	limit   ratelimit.Rule
 	query   []string
 	handle  handlerFunc
 }
 
+// access is what an endpoint does with the caller's data.
+type access int
+
+const (
+	// reads needs no write permission.
+	reads access = iota
+	// writes refuses read-only OAuth 1.0a tokens (Authenticator.RequireWrite).
+	writes
+)
+
 func (s *Server) endpoints() []endpoint {
 	jobFields := []string{"compliance_job.fields"}
 	return []endpoint{
-		{"POST /2/compliance/jobs", s.Auth.RequireBearer, s.rule("compliance_jobs_create", 150, ratelimit.PerApp), jobFields, s.createComplianceJob},
-		{"GET /2/compliance/jobs", s.Auth.RequireBearer, s.rule("compliance_jobs_list", 150, ratelimit.PerApp), []string{"type", "status", "compliance_job.fields"}, s.listComplianceJobs},
-		{"GET /2/compliance/jobs/{id}", s.Auth.RequireBearer, s.rule("compliance_jobs_get", 150, ratelimit.PerApp), jobFields, s.getComplianceJob},
-		{"POST /2/tweets", s.Auth.RequireUser, s.rule("tweets_create", 200, ratelimit.PerUser), nil, s.createPost},
-		{"DELETE /2/tweets/{id}", s.Auth.RequireUser, s.rule("tweets_delete", 50, ratelimit.PerUser), nil, s.deletePost},
+		{"POST /2/compliance/jobs", s.Auth.RequireBearer, writes, s.rule("compliance_jobs_create", 150, ratelimit.PerApp), jobFields, s.createComplianceJob},
+		{"GET /2/compliance/jobs", s.Auth.RequireBearer, reads, s.rule("compliance_jobs_list", 150, ratelimit.PerApp), []string{"type", "status", "compliance_job.fields"}, s.listComplianceJobs},
+		{"GET /2/compliance/jobs/{id}", s.Auth.RequireBearer, reads, s.rule("compliance_jobs_get", 150, ratelimit.PerApp), jobFields, s.getComplianceJob},
+		{"POST /2/tweets", s.Auth.RequireUser, writes, s.rule("tweets_create", 200, ratelimit.PerUser), nil, s.createPost},
+		{"DELETE /2/tweets/{id}", s.Auth.RequireUser, writes, s.rule("tweets_delete", 50, ratelimit.PerUser), nil, s.deletePost},
 	}
 }
 
@@ -49,12 +61,17 @@ func (s *Server) routes() {
 		if s.Limiter != nil {
 			h = s.Limiter.Middleware(rule)(h)
 		}
+		if e.access == writes {
+			h = s.Auth.RequireWrite(h) // before the limiter: a refused write costs no quota
+		}
 		s.mux.Handle(e.pattern, e.auth(h))
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	if s.Gatherer != nil {
-		s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{}))
+		s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{
+			ErrorLog: slog.NewLogLogger(s.Logger.Handler(), slog.LevelError), // its request line is only Debug
+		}))
 	}
 	for prefix, h := range s.Mounts {
 		s.mux.Handle(prefix, h)

@@ -8,6 +8,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -24,11 +25,13 @@ type Enqueuer interface {
 	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
 }
 
-// Authenticator guards routes by credential kind.
+// Authenticator guards routes by credential kind and write permission
+// (RequireWrite runs inside one of the other three).
 type Authenticator interface {
 	RequireApp(next http.Handler) http.Handler
 	RequireUser(next http.Handler) http.Handler
 	RequireBearer(next http.Handler) http.Handler
+	RequireWrite(next http.Handler) http.Handler
 }
 
 // RateLimiter builds per-route rate-limit middleware.
@@ -68,10 +71,11 @@ type Deps struct {
 // Server is the HTTP handler of the API tier.
 type Server struct {
 	Deps
-	mux     *http.ServeMux
-	handler http.Handler
-	metrics *httpMetrics
-	limits  *ratelimit.Registry
+	mux      *http.ServeMux
+	handler  http.Handler
+	metrics  *httpMetrics
+	limits   *ratelimit.Registry
+	draining atomic.Bool
 }
 
 // New builds the API handler.

@@ -43,15 +43,24 @@ type User struct {
 // UserStates names the account states an operator can set.
 var UserStates = []string{"active", "protected", "unprotected", "suspended", "unsuspended", "deactivated", "reactivated", "deleted"}
 
+// Access levels of an AccessToken.
+const (
+	AccessRead      = "read"
+	AccessReadWrite = "read-write"
+)
+
 // AccessToken is an OAuth 1.0a user access token issued to an app.
 type AccessToken struct {
 	Token       string
 	Secret      string
 	AppID       int64
 	UserID      int64
-	AccessLevel string // "read" or "read-write"
+	AccessLevel string // AccessRead or AccessReadWrite
 	CreatedAt   time.Time
 }
+
+// CanWrite reports whether the token may call endpoints that write.
+func (t AccessToken) CanWrite() bool { return t.AccessLevel == AccessReadWrite }
 
 // BearerToken is an app-only OAuth 2.0 bearer token.
 type BearerToken struct {

@@ -9,7 +9,6 @@ package apierr
 import (
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 )
 
@@ -110,14 +109,16 @@ func MissingParam(name string) *Error {
 	return e
 }
 
-// UnknownParams reports query parameters the endpoint does not take.
-func UnknownParams(unknown []string, allowed []string) *Error {
-	sort.Strings(unknown)
-	errs := make([]ParamError, 0, len(unknown))
-	for _, name := range unknown {
-		errs = append(errs, Param(name, fmt.Sprintf("The query parameter [%s] is not one of [%s]", name, strings.Join(allowed, ","))))
-	}
-	return InvalidRequest(errs...)
+// UnknownParam is the invalid-request entry of a query parameter the
+// endpoint does not take; allowed lists the ones it does.
+func UnknownParam(name string, allowed []string) ParamError {
+	return Param(name, fmt.Sprintf("The query parameter [%s] is not one of [%s]", name, strings.Join(allowed, ",")))
+}
+
+// RepeatedParam is the invalid-request entry of a query parameter sent more
+// than once; values are the values it was given.
+func RepeatedParam(name string, values []string) ParamError {
+	return Param(name, fmt.Sprintf("The query parameter [%s] may be given only once", name), values...)
 }
 
 // NotFound reports a missing resource (HTTP 404).
@@ -163,6 +164,20 @@ func Unauthorized(detail string) *Error {
 // endpoint, for example app-only auth where user context is required (HTTP 403).
 func UnsupportedAuthentication(detail string) *Error {
 	return &Error{Status: http.StatusForbidden, Slug: SlugUnsupportedAuthentication, Title: "Unsupported Authentication", Detail: detail, AdsCode: "UNAUTHORIZED_ACCESS"}
+}
+
+// Forbidden reports an authenticated caller whose app may not use the
+// endpoint, for example a read-only access token on an endpoint that writes
+// (HTTP 403).
+func Forbidden(detail string) *Error {
+	return &Error{Status: http.StatusForbidden, Title: "Forbidden", Detail: detail, AdsCode: "READONLY_CLIENT_APPLICATION"}
+}
+
+// AccountSuspended reports a request made for a suspended user (HTTP 403).
+func AccountSuspended() *Error {
+	e := Forbidden("Your account is suspended and is not permitted to access this feature.")
+	e.AdsCode = "UNAUTHORIZED_ACCESS"
+	return e
 }
 
 // NotAuthorizedForResource reports access to a resource the caller may not

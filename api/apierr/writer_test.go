@@ -41,6 +41,9 @@ func TestCoreProblems(t *testing.T) {
 			map[string]any{"resource_type": "compliance_job", "resource_id": "7", "parameter": "id", "value": "7"}},
 		{"custom base", Writer{ProblemsBase: "https://example.test/problems/"}, UsageCapped(), 429, "https://example.test/problems/usage-capped", nil},
 		{"generic", quiet, TooManyRequests(), 429, "about:blank", nil},
+		{"forbidden is generic", quiet, Forbidden("read-only app"), 403, "about:blank", map[string]any{"title": "Forbidden", "detail": "read-only app"}},
+		{"suspended account", quiet, AccountSuspended(), 403, "about:blank",
+			map[string]any{"title": "Forbidden", "detail": "Your account is suspended and is not permitted to access this feature."}},
 		{"unknown errors are internal", quiet, errors.New("db exploded: password=hunter2"), 500, "about:blank", nil},
 	}
 	for _, tt := range tests {
@@ -95,6 +98,27 @@ func TestAdsEnvelope(t *testing.T) {
 	_, body = render(t, Writer{}, Ads, "/12/x", MethodNotAllowed("PATCH", []string{"GET"}))
 	if item := body["errors"].([]any)[0].(map[string]any); item["code"] != "METHOD_NOT_ALLOWED" || item["message"] == "" {
 		t.Errorf("method item %v", item)
+	}
+}
+
+func TestAdsCodes(t *testing.T) {
+	tests := []struct {
+		name string
+		err  *Error
+		code string
+	}{
+		{"read-only app", Forbidden("read-only"), "READONLY_CLIENT_APPLICATION"},
+		{"suspended account", AccountSuspended(), "UNAUTHORIZED_ACCESS"},
+		{"repeated parameter", InvalidRequest(RepeatedParam("count", []string{"1", "2"})), "INVALID_PARAMETER"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, body := render(t, Writer{}, Ads, "/12/x", tt.err)
+			item := body["errors"].([]any)[0].(map[string]any)
+			if rec.Code != tt.err.Status || item["code"] != tt.code {
+				t.Errorf("got %d %v, want %d code %s", rec.Code, item, tt.err.Status, tt.code)
+			}
+		})
 	}
 }
 

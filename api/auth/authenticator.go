@@ -59,6 +59,32 @@ func (a *Authenticator) RequireBearer(next http.Handler) http.Handler {
 	return a.require(next, schemeBearer)
 }
 
+// readOnlyDetail is the detail of the 403 a read-only token gets from an
+// endpoint that writes.
+const readOnlyDetail = "Your client app is not configured with the appropriate oauth1 app permissions for this endpoint."
+
+// errNoPrincipal means RequireWrite was mounted without authentication.
+var errNoPrincipal = errors.New("auth: no Principal in the request context; mount RequireWrite inside RequireApp, RequireUser or RequireBearer")
+
+// RequireWrite admits only callers that may write: app-only bearer tokens
+// and OAuth 1.0a tokens with access level read-write. A read-only token is
+// answered with 403 Forbidden. It reads the Principal, so it must run inside
+// RequireApp, RequireUser or RequireBearer (without one it answers 500).
+func (a *Authenticator) RequireWrite(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p, ok := PrincipalFrom(r.Context())
+		if !ok {
+			a.writer.Write(w, r, errNoPrincipal)
+			return
+		}
+		if !p.CanWrite() {
+			a.writer.Write(w, r, apierr.Forbidden(readOnlyDetail))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 // Authenticate identifies the caller of r from either credential kind.
 func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
 	return a.authenticate(r, []string{schemeBearer, schemeOAuth})

@@ -89,31 +89,52 @@ func (m *memNonces) Use(_ context.Context, key string, _ time.Duration) (bool, e
 }
 
 // Test fixture credentials: app 1 owns token at1 of user 10, app 2 owns at2
-// of user 20; at-ghost belongs to app 1 but its user is gone.
+// of user 20; at-ghost belongs to app 1 but its user is gone. atRead is a
+// read-only token of app 1. The state tokens of app 1 belong to users in
+// that account state; their secret is the token itself.
 const (
-	ck1, cs1 = "ck1", "cs1 secret/+"
-	ck2, cs2 = "ck2", "cs2"
-	at1, ts1 = "10-at1", "ts1 secret"
-	at2, ts2 = "20-at2", "ts2"
-	atGhost  = "99-ghost"
-	bt1      = "AAAA%2Fbearer1"
+	ck1, cs1        = "ck1", "cs1 secret/+"
+	ck2, cs2        = "ck2", "cs2"
+	at1, ts1        = "10-at1", "ts1 secret"
+	at2, ts2        = "20-at2", "ts2"
+	atGhost         = "99-ghost"
+	atRead          = "11-read"
+	atDeleted       = "30-deleted"
+	atDeactivated   = "40-deactivated"
+	atSuspended     = "50-suspended"
+	atProtected     = "60-protected"
+	atGoneAndBanned = "70-deleted-suspended"
+	bt1             = "AAAA%2Fbearer1"
 )
 
 func newFakeStore() *fakeStore {
-	return &fakeStore{
+	at := time.Unix(1_600_000_000, 0)
+	rw, ro := storage.AccessReadWrite, storage.AccessRead
+	s := &fakeStore{
 		apps: []storage.App{
 			{ID: 1, Name: "one", ConsumerKey: ck1, ConsumerSecret: cs1},
 			{ID: 2, Name: "two", ConsumerKey: ck2, ConsumerSecret: cs2},
 		},
 		bearer: map[string]int64{bt1: 1},
 		tokens: map[string]storage.AccessToken{
-			at1:     {Token: at1, Secret: ts1, AppID: 1, UserID: 10},
-			at2:     {Token: at2, Secret: ts2, AppID: 2, UserID: 20},
-			atGhost: {Token: atGhost, Secret: "ghost", AppID: 1, UserID: 99},
+			at1:     {Token: at1, Secret: ts1, AppID: 1, UserID: 10, AccessLevel: rw},
+			at2:     {Token: at2, Secret: ts2, AppID: 2, UserID: 20, AccessLevel: rw},
+			atGhost: {Token: atGhost, Secret: "ghost", AppID: 1, UserID: 99, AccessLevel: rw},
+			atRead:  {Token: atRead, Secret: atRead, AppID: 1, UserID: 11, AccessLevel: ro},
 		},
 		users: map[int64]storage.User{
 			10: {ID: 10, Username: "ten"},
+			11: {ID: 11, Username: "eleven"},
 			20: {ID: 20, Username: "twenty"},
+			30: {ID: 30, Username: "deleted", DeletedAt: &at},
+			40: {ID: 40, Username: "deactivated", DeactivatedAt: &at},
+			50: {ID: 50, Username: "suspended", SuspendedAt: &at},
+			60: {ID: 60, Username: "protected", ProtectedAt: &at},
+			70: {ID: 70, Username: "deleted-suspended", DeletedAt: &at, SuspendedAt: &at},
 		},
 	}
+	for id, tok := range map[int64]string{30: atDeleted, 40: atDeactivated, 50: atSuspended, 60: atProtected, 70: atGoneAndBanned} {
+		s.tokens[tok] = storage.AccessToken{Token: tok, Secret: tok, AppID: 1, UserID: id, AccessLevel: rw}
+	}
+	return s
 }

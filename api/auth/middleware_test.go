@@ -167,6 +167,17 @@ func TestMiddleware(t *testing.T) {
 		{name: "unknown token", mw: requireUser, req: signed{token: "nope", tsecret: "x"}.request, status: 401, inDetail: "oauth_token"},
 		{name: "unknown consumer key", mw: requireUser, req: signed{key: "nope", secret: "x"}.request, status: 401, inDetail: "oauth_consumer_key"},
 		{name: "token user deleted", mw: requireUser, req: signed{token: atGhost, tsecret: "ghost"}.request, status: 401, inDetail: "user"},
+		{name: "user account deleted", mw: requireUser, req: signed{token: atDeleted, tsecret: atDeleted}.request, status: 401, inDetail: "no longer exists"},
+		{name: "user account deactivated", mw: requireUser, req: signed{token: atDeactivated, tsecret: atDeactivated}.request, status: 401, inDetail: "deactivated"},
+		{name: "user account deactivated on RequireApp", mw: requireApp, req: signed{token: atDeactivated, tsecret: atDeactivated}.request, status: 401, inDetail: "deactivated"},
+		{name: "user account suspended", mw: requireUser, req: signed{token: atSuspended, tsecret: atSuspended}.request, status: 403,
+			inDetail: "Your account is suspended and is not permitted to access this feature."},
+		{name: "user account suspended on RequireApp", mw: requireApp, req: signed{token: atSuspended, tsecret: atSuspended}.request, status: 403, inDetail: "suspended"},
+		{name: "deleted wins over suspended", mw: requireUser, req: signed{token: atGoneAndBanned, tsecret: atGoneAndBanned}.request, status: 401, inDetail: "no longer exists"},
+		{name: "protected user is served", mw: requireUser, req: signed{token: atProtected, tsecret: atProtected}.request, status: 200,
+			want: "oauth1 app=1 user=60 token=" + atProtected + " status="},
+		{name: "read-only token can read", mw: requireUser, req: signed{token: atRead, tsecret: atRead}.request, status: 200,
+			want: "oauth1 app=1 user=11 token=" + atRead + " status="},
 		{name: "consumer store failure", mw: requireUser, req: signed{key: "boom", secret: "x"}.request, status: 500},
 		{name: "stale timestamp", mw: requireUser, req: signed{at: testNow.Add(-6 * time.Minute)}.request, status: 401, inDetail: "oauth_timestamp"},
 		{name: "future timestamp", mw: requireUser, req: signed{at: testNow.Add(6 * time.Minute)}.request, status: 401, inDetail: "oauth_timestamp"},
@@ -249,4 +260,51 @@ func assertProblem(t *testing.T, rec *httptest.ResponseRecorder, status int, slu
 		t.Errorf("status field = %v, want %d", p["status"], status)
 	}
 	return p
+}
+
+func TestRequireWrite(t *testing.T) {
+	withAuth := func(mw middleware) func(*Authenticator, http.Handler) http.Handler {
+		return func(a *Authenticator, next http.Handler) http.Handler { return mw(a, a.RequireWrite(next)) }
+	}
+	post := func(token, secret string) func(*testing.T) *http.Request {
+		return signed{method: http.MethodPost, target: "/2/tweets", token: token, tsecret: secret}.request
+	}
+	tests := []struct {
+		name   string
+		mw     func(*Authenticator, http.Handler) http.Handler
+		req    func(*testing.T) *http.Request
+		status int
+		detail string // exact problem detail for errors
+	}{
+		{"read-write token", withAuth(requireUser), post(at1, ts1), 200, ""},
+		{"read-only token", withAuth(requireUser), post(atRead, atRead), 403, readOnlyDetail},
+		{"read-only token on RequireApp", withAuth(requireApp), post(atRead, atRead), 403, readOnlyDetail},
+		{"app-only bearer", withAuth(requireApp), bearerRequest("Bearer " + bt1), 200, ""},
+		{"suspended user is refused by authentication", withAuth(requireUser), post(atSuspended, atSuspended), 403,
+			"Your account is suspended and is not permitted to access this feature."},
+		{"no authentication in front", (*Authenticator).RequireWrite, post(atRead, atRead), 500, "Something went wrong. Try again later."},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := New(newFakeStore(), &memNonces{}, "", func() time.Time { return testNow }, quietWriter)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := httptest.NewRecorder()
+			tt.mw(a, echo).ServeHTTP(rec, tt.req(t))
+			if rec.Code != tt.status {
+				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
+			}
+			if tt.status == http.StatusOK {
+				return
+			}
+			p := assertProblem(t, rec, tt.status, "")
+			if p["detail"] != tt.detail {
+				t.Errorf("detail = %q, want %q", p["detail"], tt.detail)
+			}
+			if tt.status == http.StatusForbidden && p["title"] != "Forbidden" {
+				t.Errorf("title = %q, want Forbidden", p["title"])
+			}
+		})
+	}
 }

@@ -45,9 +45,29 @@ func (a *Authenticator) oauth1(r *http.Request, header string) (Principal, error
 	}
 	user, err := a.store.UserByID(r.Context(), token.UserID)
 	if err != nil {
-		return Principal{}, lookupError(err, "token user", "The user of this access token no longer exists.")
+		return Principal{}, lookupError(err, "token user", userGoneDetail)
+	}
+	if err := accountError(user); err != nil {
+		return Principal{}, err
 	}
 	return Principal{App: app, User: &user, Token: &token, Method: MethodOAuth1}, nil
+}
+
+const userGoneDetail = "The user of this access token no longer exists."
+
+// accountError refuses users whose account may not act: a deleted or
+// deactivated account no longer authenticates (401), a suspended one is
+// forbidden (403). Protected accounts act normally.
+func accountError(u storage.User) error {
+	switch {
+	case u.DeletedAt != nil:
+		return apierr.Unauthorized(userGoneDetail)
+	case u.DeactivatedAt != nil:
+		return apierr.Unauthorized("The user of this access token has deactivated their account.")
+	case u.SuspendedAt != nil:
+		return apierr.AccountSuspended()
+	}
+	return nil
 }
 
 func (a *Authenticator) checkTimestamp(ts int64) error {

@@ -26,6 +26,10 @@ type Principal struct {
 	Method string
 }
 
+// CanWrite reports whether the caller may use endpoints that write: app-only
+// callers always, user-context callers when their token is read-write.
+func (p Principal) CanWrite() bool { return p.Token == nil || p.Token.CanWrite() }
+
 type principalKey struct{}
 
 // WithPrincipal returns a copy of ctx carrying p.

@@ -54,10 +54,16 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fs := flag.NewFlagSet("aviary admin "+verb, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := bindConfig(fs)
+	cfg, err := bindConfig(fs)
+	if err != nil {
+		return err
+	}
 	opts := adminFlags{}
 	opts.bind(fs)
 	if err := fs.Parse(rest); err != nil {
+		return err
+	}
+	if err := cfg.validate(); err != nil {
 		return err
 	}
 	db, err := postgres.Open(ctx, cfg.DatabaseURL)

@@ -1,9 +1,10 @@
 package main
 
 import (
-	"cmp"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"sort"
 	"strconv"
@@ -20,6 +21,7 @@ type config struct {
 	DatabaseURL       string
 	RedisURL          string
 	HTTPAddr          string
+	HTTPReadTimeout   time.Duration
 	SandboxAddr       string
 	PublicURL         string
 	ProblemsBase      string
@@ -49,29 +51,31 @@ type config struct {
 // setting describes one configuration variable (README lists them all).
 type setting struct {
 	env, flag, def, help string
-	bind                 func(fs *flag.FlagSet, name, value, help string)
+	// bind registers the flag with its zero value; bindConfig applies def.
+	bind func(fs *flag.FlagSet, name, help string)
 }
 
 func (c *config) settings() []setting {
-	str := func(p *string) func(*flag.FlagSet, string, string, string) {
-		return func(fs *flag.FlagSet, n, v, h string) { fs.StringVar(p, n, v, h) }
+	str := func(p *string) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.StringVar(p, n, "", h) }
 	}
-	boolean := func(p *bool) func(*flag.FlagSet, string, string, string) {
-		return func(fs *flag.FlagSet, n, v, h string) { b, _ := strconv.ParseBool(v); fs.BoolVar(p, n, b, h) }
+	boolean := func(p *bool) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.BoolVar(p, n, false, h) }
 	}
-	integer := func(p *int) func(*flag.FlagSet, string, string, string) {
-		return func(fs *flag.FlagSet, n, v, h string) { i, _ := strconv.Atoi(v); fs.IntVar(p, n, i, h) }
+	integer := func(p *int) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.IntVar(p, n, 0, h) }
 	}
-	duration := func(p *time.Duration) func(*flag.FlagSet, string, string, string) {
-		return func(fs *flag.FlagSet, n, v, h string) { d, _ := time.ParseDuration(v); fs.DurationVar(p, n, d, h) }
+	duration := func(p *time.Duration) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.DurationVar(p, n, 0, h) }
 	}
-	float := func(p *float64) func(*flag.FlagSet, string, string, string) {
-		return func(fs *flag.FlagSet, n, v, h string) { f, _ := strconv.ParseFloat(v, 64); fs.Float64Var(p, n, f, h) }
+	float := func(p *float64) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, 0, h) }
 	}
 	return []setting{
 		{"AVIARY_DATABASE_URL", "database-url", "postgres://postgres@127.0.0.1:5432/aviary?sslmode=disable", "PostgreSQL connection URL", str(&c.DatabaseURL)},
 		{"AVIARY_REDIS_URL", "redis-url", "redis://127.0.0.1:6379/0", "Redis URL (queues, rate limits, nonces)", str(&c.RedisURL)},
 		{"AVIARY_HTTP_ADDR", "http-addr", ":8080", "listen address of the API (core and ads paths)", str(&c.HTTPAddr)},
+		{"AVIARY_HTTP_READ_TIMEOUT", "http-read-timeout", "30m", "longest time to read one request, body included (bounds slow uploads; 0 means no limit)", duration(&c.HTTPReadTimeout)},
 		{"AVIARY_SANDBOX_ADDR", "sandbox-addr", ":8081", "listen address of the ads sandbox (used by the ads issue)", str(&c.SandboxAddr)},
 		{"AVIARY_PUBLIC_URL", "public-url", "http://localhost:8080", "externally visible base URL (generated URLs, OAuth signatures)", str(&c.PublicURL)},
 		{"AVIARY_PROBLEMS_BASE", "problems-base", "https://api.x.com/2/problems", "base URI of Problem JSON types", str(&c.ProblemsBase)},
@@ -108,13 +112,74 @@ func defaultQueues() string {
 	return strings.Join(parts, ",")
 }
 
-// bindConfig registers every setting on fs with its environment default.
-func bindConfig(fs *flag.FlagSet) *config {
+// bindConfig registers every setting on fs with its static default, then
+// applies each AVIARY_* variable that is set (an empty one counts as unset)
+// through the flag's own parser, so a value the flag would refuse fails
+// start-up naming the variable instead of silently becoming zero. Flags
+// parsed afterwards override the environment; call validate after parsing.
+func bindConfig(fs *flag.FlagSet) (*config, error) {
 	c := &config{}
-	for _, s := range c.settings() {
-		s.bind(fs, s.flag, cmp.Or(os.Getenv(s.env), s.def), fmt.Sprintf("%s (env %s)", s.help, s.env))
+	settings := c.settings()
+	for _, s := range settings {
+		s.bind(fs, s.flag, fmt.Sprintf("%s (env %s)", s.help, s.env))
+		f := fs.Lookup(s.flag)
+		if err := f.Value.Set(s.def); err != nil {
+			return nil, fmt.Errorf("default of %s %q: %w", s.env, s.def, err) // a wiring bug
+		}
+		f.DefValue = s.def
 	}
-	return c
+	for _, s := range settings {
+		v := os.Getenv(s.env)
+		if v == "" {
+			continue
+		}
+		if err := fs.Set(s.flag, v); err != nil {
+			return nil, fmt.Errorf("%s=%q: want %s", s.env, v, expected(fs.Lookup(s.flag).Value))
+		}
+	}
+	return c, nil
+}
+
+// expected describes the values a flag takes, for configuration errors.
+func expected(v flag.Value) string {
+	getter, _ := v.(flag.Getter)
+	if getter == nil {
+		return "a valid value"
+	}
+	switch getter.Get().(type) {
+	case bool:
+		return "true or false"
+	case int:
+		return "an integer"
+	case float64:
+		return "a number"
+	case time.Duration:
+		return "a duration with a unit, such as 30s, 2m or 1h"
+	}
+	return "a valid value"
+}
+
+// validate rejects parsed values no subcommand can work with, naming each
+// setting by its variable and flag.
+func (c *config) validate() error {
+	checks := []struct {
+		ok         bool
+		name, want string
+		got        any
+	}{
+		{c.ShutdownTimeout > 0, "AVIARY_SHUTDOWN_TIMEOUT (-shutdown-timeout)", "a positive duration", c.ShutdownTimeout},
+		{c.ReconcileInterval > 0, "AVIARY_RECONCILE_INTERVAL (-reconcile-interval)", "a positive duration", c.ReconcileInterval},
+		{c.HTTPReadTimeout >= 0, "AVIARY_HTTP_READ_TIMEOUT (-http-read-timeout)", "0 (no limit) or a positive duration", c.HTTPReadTimeout},
+		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
+		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
+	}
+	var errs []error
+	for _, ch := range checks {
+		if !ch.ok {
+			errs = append(errs, fmt.Errorf("%s must be %s, not %v", ch.name, ch.want, ch.got))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // blobDriver resolves the effective blob driver.

@@ -67,12 +67,19 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return fmt.Errorf("unknown command %q", cmd)
 }
 
-// parseFlags builds a subcommand's flag set with every config setting.
+// parseFlags builds a subcommand's flag set with every config setting,
+// parses args and validates the result.
 func parseFlags(name string, args []string, stderr io.Writer) (*config, *flag.FlagSet, error) {
 	fs := flag.NewFlagSet("aviary "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg := bindConfig(fs)
+	cfg, err := bindConfig(fs)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := fs.Parse(args); err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.validate(); err != nil {
 		return nil, nil, err
 	}
 	return cfg, fs, nil

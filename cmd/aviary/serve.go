@@ -63,11 +63,11 @@ func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	srv, err := newHTTPServer(ctx, cfg, b, log)
+	handler, err := newAPIHandler(ctx, cfg, b, log)
 	if err != nil {
 		return err
 	}
-	return serveHTTP(ctx, cfg, srv, log)
+	return serveHTTP(ctx, cfg, handler, log)
 }
 
 func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
@@ -85,7 +85,7 @@ func runDev(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer b.Close()
-	srv, err := newHTTPServer(ctx, cfg, b, log)
+	handler, err := newAPIHandler(ctx, cfg, b, log)
 	if err != nil {
 		return err
 	}
@@ -94,7 +94,7 @@ func runDev(ctx context.Context, args []string, stderr io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for _, fn := range []func() error{
-		func() error { return serveHTTP(ctx, cfg, srv, log) },
+		func() error { return serveHTTP(ctx, cfg, handler, log) },
 		func() error { return runWorkers(ctx, cfg, b, log) },
 	} {
 		wg.Add(1)
@@ -111,8 +111,8 @@ func runDev(ctx context.Context, args []string, stderr io.Writer) error {
 	return <-errs
 }
 
-// newHTTPServer assembles the API handler with its middleware and mounts.
-func newHTTPServer(ctx context.Context, cfg *config, b *backends, log *slog.Logger) (*http.Server, error) {
+// newAPIHandler assembles the API handler with its middleware and mounts.
+func newAPIHandler(ctx context.Context, cfg *config, b *backends, log *slog.Logger) (*api.Server, error) {
 	errWriter := apierr.Writer{ProblemsBase: cfg.ProblemsBase, Logger: log}
 	authn, err := auth.New(b.db, auth.NewRedisNonceStore(b.redis, "aviary:nonce:"), cfg.PublicURL, time.Now, errWriter)
 	if err != nil {
@@ -133,7 +133,7 @@ func newHTTPServer(ctx context.Context, cfg *config, b *backends, log *slog.Logg
 		mounts["/admin/queues/"] = basicAuth(cfg.AdminUser, cfg.AdminPassword, mon)
 		b.closers = append(b.closers, func() { mon.Close() })
 	}
-	handler := api.New(api.Deps{
+	return api.New(api.Deps{
 		Store: b.db, Blobs: b.blobs, Queue: queue, Auth: authn,
 		Limiter: ratelimit.NewLimiter(b.redis, "aviary:", time.Now, errWriter),
 		Errors:  errWriter, Logger: log, Registerer: reg, Gatherer: reg, Mounts: mounts,
@@ -143,11 +143,23 @@ func newHTTPServer(ctx context.Context, cfg *config, b *backends, log *slog.Logg
 			{Name: "redis", Check: func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }},
 			{Name: "blobs", Check: b.blobs.Ping},
 		},
-	})
+	}), nil
+}
+
+// Connection timeouts of the API listener; the whole-request read timeout
+// is AVIARY_HTTP_READ_TIMEOUT.
+const (
+	readHeaderTimeout = 10 * time.Second
+	idleTimeout       = 120 * time.Second
+)
+
+// newHTTPServer is the API listener serving handler.
+func newHTTPServer(cfg *config, handler http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Addr: cfg.HTTPAddr, Handler: handler, ReadHeaderTimeout: 10 * time.Second,
+		Addr: cfg.HTTPAddr, Handler: handler,
+		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: idleTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}, nil
+	}
 }
 
 // basicAuth guards the queue dashboard with the admin credential.
@@ -163,8 +175,10 @@ func basicAuth(user, password string, next http.Handler) http.Handler {
 	})
 }
 
-// serveHTTP serves until ctx ends, then drains in-flight requests.
-func serveHTTP(ctx context.Context, cfg *config, srv *http.Server, log *slog.Logger) error {
+// serveHTTP serves handler until ctx ends, then marks it draining (/readyz
+// answers 503) and drains in-flight requests.
+func serveHTTP(ctx context.Context, cfg *config, handler *api.Server, log *slog.Logger) error {
+	srv := newHTTPServer(cfg, handler, log)
 	errs := make(chan error, 1)
 	go func() {
 		log.Info("api listening", "addr", srv.Addr, "public_url", cfg.PublicURL, "tls", cfg.TLSCert != "")
@@ -180,6 +194,7 @@ func serveHTTP(ctx context.Context, cfg *config, srv *http.Server, log *slog.Log
 	case <-ctx.Done():
 	}
 	log.Info("api shutting down", "grace", cfg.ShutdownTimeout)
+	handler.SetDraining()
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -147,30 +148,53 @@ func scanToken(row pgx.Row) (storage.AccessToken, error) {
 }
 
 // EnsureAccessToken returns the app's unrevoked token for a user, issuing
-// one with the given access level if there is none.
+// one with the given access level if there is none. Concurrent calls return
+// the same token: each one only inserts when no row exists and only replaces
+// a revoked row, then all load the row that is stored.
 func (db *DB) EnsureAccessToken(ctx context.Context, appID, userID int64, level string) (storage.AccessToken, error) {
+	t, err := db.liveAccessToken(ctx, appID, userID)
+	if !errors.Is(err, storage.ErrNotFound) {
+		return t, err
+	}
+	if err := db.issueAccessToken(ctx, appID, userID, level); err != nil {
+		return storage.AccessToken{}, err
+	}
+	return db.liveAccessToken(ctx, appID, userID)
+}
+
+// liveAccessToken loads the app's unrevoked token for a user.
+func (db *DB) liveAccessToken(ctx context.Context, appID, userID int64) (storage.AccessToken, error) {
 	t, err := scanToken(db.pool.QueryRow(ctx, `SELECT `+tokenColumns+` FROM access_tokens
 		WHERE app_id = $1 AND user_id = $2 AND revoked_at IS NULL`, appID, userID))
-	if err == nil {
-		return t, nil
-	}
-	if translate(err) != storage.ErrNotFound {
-		return t, wrap("load access token", err)
-	}
+	return t, wrap(fmt.Sprintf("load access token of user %d for app %d", userID, appID), err)
+}
+
+// issueAccessToken stores fresh credentials for (app, user) unless a live
+// token is there: it inserts when there is no row and replaces the row when
+// it is revoked (one row per app and user). When a concurrent call got there
+// first, neither statement changes anything.
+func (db *DB) issueAccessToken(ctx context.Context, appID, userID int64, level string) error {
 	random, err := ids.Token(30)
 	if err != nil {
-		return t, err
+		return err
 	}
 	secret, err := ids.Token(45)
 	if err != nil {
-		return t, err
+		return err
 	}
-	t, err = scanToken(db.pool.QueryRow(ctx, `INSERT INTO access_tokens (token, secret, app_id, user_id, access_level)
-		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (app_id, user_id) DO UPDATE SET token = EXCLUDED.token, secret = EXCLUDED.secret,
-			access_level = EXCLUDED.access_level, revoked_at = NULL, created_at = now()
-		RETURNING `+tokenColumns, ids.Format(userID)+"-"+random, secret, appID, userID, level))
-	return t, wrap(fmt.Sprintf("issue access token for user %d", userID), err)
+	token := ids.Format(userID) + "-" + random
+	op := fmt.Sprintf("issue access token for user %d", userID)
+	tag, err := db.pool.Exec(ctx, `INSERT INTO access_tokens (token, secret, app_id, user_id, access_level)
+		VALUES ($1, $2, $3, $4, $5) ON CONFLICT (app_id, user_id) DO NOTHING`, token, secret, appID, userID, level)
+	if err != nil || tag.RowsAffected() == 1 {
+		return wrap(op, err)
+	}
+	// A row exists. If it is revoked, replace it; the WHERE is rechecked
+	// after a concurrent replacement commits, so only one call replaces it.
+	_, err = db.pool.Exec(ctx, `UPDATE access_tokens SET token = $1, secret = $2, access_level = $5,
+			revoked_at = NULL, created_at = now()
+		WHERE app_id = $3 AND user_id = $4 AND revoked_at IS NOT NULL`, token, secret, appID, userID, level)
+	return wrap(op, err)
 }
 
 // AccessToken loads an unrevoked OAuth 1.0a access token.
@@ -185,26 +209,47 @@ func (db *DB) RevokeAccessToken(ctx context.Context, token string) error {
 }
 
 // EnsureAdAccount returns the user's first ad account, creating one named
-// name if the user has none.
+// name if the user has none. Concurrent calls for a user are serialized by a
+// transaction-scoped advisory lock on the user id (ids are unique across
+// tables, so the key cannot meet another record's lock), so only one creates.
 func (db *DB) EnsureAdAccount(ctx context.Context, userID int64, name string) (storage.AdAccount, error) {
-	const cols = `id, name, user_id, timezone, approval_status, industry_type, created_at, updated_at, deleted`
-	scan := func(row pgx.Row) (storage.AdAccount, error) {
-		var a storage.AdAccount
-		err := row.Scan(&a.ID, &a.Name, &a.UserID, &a.Timezone, &a.ApprovalStatus, &a.IndustryType, &a.CreatedAt, &a.UpdatedAt, &a.Deleted)
-		return a, err
-	}
-	a, err := scan(db.pool.QueryRow(ctx, `SELECT `+cols+` FROM ad_accounts WHERE user_id = $1 AND NOT deleted ORDER BY created_at, id LIMIT 1`, userID))
-	if translate(err) != storage.ErrNotFound {
-		return a, wrap("load ad account", err)
-	}
-	id, err := db.NextID(ctx)
+	var a storage.AdAccount
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, userID); err != nil {
+			return fmt.Errorf("lock user %d: %w", userID, err)
+		}
+		var err error
+		a, err = scanAdAccount(tx.QueryRow(ctx, `SELECT `+adAccountColumns+` FROM ad_accounts
+			WHERE user_id = $1 AND NOT deleted ORDER BY created_at, id LIMIT 1`, userID))
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return wrap("load ad account", err)
+		}
+		a, err = createAdAccount(ctx, tx, userID, name)
+		return err
+	})
 	if err != nil {
-		return a, err
-	}
-	a, err = scan(db.pool.QueryRow(ctx, `INSERT INTO ad_accounts (id, name, user_id) VALUES ($1, $2, $3) RETURNING `+cols,
-		ids.Base36(id), name, userID))
-	if err != nil {
-		return a, wrap("create ad account", err)
+		return storage.AdAccount{}, err
 	}
 	return a, nil
+}
+
+const adAccountColumns = `id, name, user_id, timezone, approval_status, industry_type, created_at, updated_at, deleted`
+
+func scanAdAccount(row pgx.Row) (storage.AdAccount, error) {
+	var a storage.AdAccount
+	err := row.Scan(&a.ID, &a.Name, &a.UserID, &a.Timezone, &a.ApprovalStatus, &a.IndustryType, &a.CreatedAt, &a.UpdatedAt, &a.Deleted)
+	return a, err
+}
+
+// createAdAccount inserts an ad account with a new base-36 id. The id comes
+// from tx, not the pool: a caller holding the lock must not wait for a
+// second connection that the callers queued behind it may be holding.
+func createAdAccount(ctx context.Context, tx pgx.Tx, userID int64, name string) (storage.AdAccount, error) {
+	var id int64
+	if err := tx.QueryRow(ctx, `SELECT aviary_next_id()`).Scan(&id); err != nil {
+		return storage.AdAccount{}, fmt.Errorf("allocate ad account id: %w", err)
+	}
+	a, err := scanAdAccount(tx.QueryRow(ctx, `INSERT INTO ad_accounts (id, name, user_id) VALUES ($1, $2, $3)
+		RETURNING `+adAccountColumns, ids.Base36(id), name, userID))
+	return a, wrap("create ad account", err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -440,6 +441,83 @@ func TestEnsureAdAccount(t *testing.T) {
 	bobs, err := db.EnsureAdAccount(ctx, bob.ID, "Bob ads")
 	if err != nil || bobs.ID == first.ID || bobs.UserID != bob.ID || !base36.MatchString(bobs.ID) {
 		t.Errorf("EnsureAdAccount(bob) = %+v, %v; want a separate account", bobs, err)
+	}
+}
+
+// TestEnsureConcurrently runs each Ensure* from 8 goroutines at once: all
+// must get the same record (bootstrap may run from several processes).
+func TestEnsureConcurrently(t *testing.T) {
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	app := newApp(t, db, "bootstrap")
+	token := func(level string) func(int64) (string, error) {
+		return func(user int64) (string, error) {
+			tok, err := db.EnsureAccessToken(ctx, app.ID, user, level)
+			return fmt.Sprintf("%s %s %s %d", tok.Token, tok.Secret, tok.AccessLevel, tok.UserID), err
+		}
+	}
+	adAccount := func(user int64) (string, error) {
+		a, err := db.EnsureAdAccount(ctx, user, "Ads")
+		return fmt.Sprintf("%s %d", a.ID, a.UserID), err
+	}
+	revoked := func(t *testing.T, user int64) string {
+		tok, err := db.EnsureAccessToken(ctx, app.ID, user, "read")
+		if err != nil {
+			t.Fatalf("EnsureAccessToken: %v", err)
+		}
+		if err := db.RevokeAccessToken(ctx, tok.Token); err != nil {
+			t.Fatalf("RevokeAccessToken: %v", err)
+		}
+		return tok.Token
+	}
+	tests := []struct {
+		name    string
+		prepare func(t *testing.T, user int64) string // returns a value no result may contain
+		ensure  func(user int64) (string, error)
+		want    string // a part of every result
+	}{
+		{"access token, none yet", nil, token("read-write"), " read-write "},
+		{"access token replacing a revoked one", revoked, token("read-write"), " read-write "},
+		{"ad account, none yet", nil, adAccount, " "},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			user := newUser(t, db, fmt.Sprintf("concurrent%d", i))
+			gone := "\x00never"
+			if tt.prepare != nil {
+				gone = tt.prepare(t, user.ID)
+			}
+			const n = 8
+			results := make([]string, n)
+			errs := make([]error, n)
+			start := make(chan struct{})
+			var wg sync.WaitGroup
+			for g := range n {
+				wg.Go(func() {
+					<-start
+					results[g], errs[g] = tt.ensure(user.ID)
+				})
+			}
+			close(start)
+			wg.Wait()
+			for g := range n {
+				if errs[g] != nil {
+					t.Fatalf("call %d: %v", g, errs[g])
+				}
+				if results[g] != results[0] {
+					t.Errorf("call %d got %q, call 0 got %q", g, results[g], results[0])
+				}
+			}
+			if again, err := tt.ensure(user.ID); err != nil || again != results[0] {
+				t.Errorf("a later call got %q, %v; want %q", again, err, results[0])
+			}
+			if !strings.Contains(results[0], tt.want) || !strings.HasSuffix(results[0], fmt.Sprintf(" %d", user.ID)) {
+				t.Errorf("result %q: want %q in it and user %d", results[0], tt.want, user.ID)
+			}
+			if strings.Contains(results[0], gone) {
+				t.Errorf("result %q still holds the revoked token", results[0])
+			}
+		})
 	}
 }
 
