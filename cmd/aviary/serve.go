@@ -58,16 +58,13 @@ func startCommand(ctx context.Context, name string, args []string, stderr io.Wri
 }
 
 func runAPI(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, log, b, err := startCommand(ctx, "api", args, stderr, false)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	handler, err := newAPIHandler(ctx, cfg, b, log)
-	if err != nil {
-		return err
-	}
-	return serveHTTP(ctx, cfg, handler, log)
+	return serve(ctx, "api", args, stderr, false)
+}
+
+// runDev is the one-machine mode: migrate, then API, workers and reconciler
+// in one process.
+func runDev(ctx context.Context, args []string, stderr io.Writer) error {
+	return serve(ctx, "dev", args, stderr, true)
 }
 
 func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
@@ -79,8 +76,10 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 	return runWorkers(ctx, cfg, b, log)
 }
 
-func runDev(ctx context.Context, args []string, stderr io.Writer) error {
-	cfg, log, b, err := startCommand(ctx, "dev", args, stderr, true)
+// serve runs the HTTP API, and with withWorkers (dev mode, which also
+// migrates first) the workers beside it, until ctx ends or one of them fails.
+func serve(ctx context.Context, name string, args []string, stderr io.Writer, withWorkers bool) error {
+	cfg, log, b, err := startCommand(ctx, name, args, stderr, withWorkers)
 	if err != nil {
 		return err
 	}
@@ -88,6 +87,9 @@ func runDev(ctx context.Context, args []string, stderr io.Writer) error {
 	handler, err := newAPIHandler(ctx, cfg, b, log)
 	if err != nil {
 		return err
+	}
+	if !withWorkers {
+		return serveHTTP(ctx, cfg, handler, log)
 	}
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
