@@ -41,6 +41,7 @@ type config struct {
 	WorkerQueues      string
 	WorkerConcurrency int
 	ShutdownTimeout   time.Duration
+	DrainDelay        time.Duration
 	Reconcile         bool
 	ReconcileInterval time.Duration
 	RateLimitScale    float64
@@ -95,6 +96,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_WORKER_QUEUES", "queues", defaultQueues(), "queues a worker serves with their priority weights", str(&c.WorkerQueues)},
 		{"AVIARY_WORKER_CONCURRENCY", "concurrency", "8", "tasks a worker process runs at once", integer(&c.WorkerConcurrency)},
 		{"AVIARY_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "grace period for in-flight requests and tasks on shutdown", duration(&c.ShutdownTimeout)},
+		{"AVIARY_DRAIN_DELAY", "drain-delay", "0s", "on shutdown, how long /readyz reports draining before the listener closes (let load balancers notice)", duration(&c.DrainDelay)},
 		{"AVIARY_RECONCILE", "reconcile", "true", "run the compliance reconciler (upload detection, recovery) in this worker", boolean(&c.Reconcile)},
 		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the reconciler looks for uploads and lost tasks", duration(&c.ReconcileInterval)},
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
@@ -170,6 +172,7 @@ func (c *config) validate() error {
 		{c.ShutdownTimeout > 0, "AVIARY_SHUTDOWN_TIMEOUT (-shutdown-timeout)", "a positive duration", c.ShutdownTimeout},
 		{c.ReconcileInterval > 0, "AVIARY_RECONCILE_INTERVAL (-reconcile-interval)", "a positive duration", c.ReconcileInterval},
 		{c.HTTPReadTimeout >= 0, "AVIARY_HTTP_READ_TIMEOUT (-http-read-timeout)", "0 (no limit) or a positive duration", c.HTTPReadTimeout},
+		{c.DrainDelay >= 0, "AVIARY_DRAIN_DELAY (-drain-delay)", "0 or a positive duration", c.DrainDelay},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 	}

@@ -78,6 +78,14 @@ func TestParseConfig(t *testing.T) {
 		{name: "negative shutdown timeout", env: map[string]string{"AVIARY_SHUTDOWN_TIMEOUT": "-5s"}, wantErr: []string{"AVIARY_SHUTDOWN_TIMEOUT", "-5s"}},
 		{name: "zero reconcile interval", env: map[string]string{"AVIARY_RECONCILE_INTERVAL": "0"}, wantErr: []string{"AVIARY_RECONCILE_INTERVAL", "positive"}},
 		{name: "negative read timeout", env: map[string]string{"AVIARY_HTTP_READ_TIMEOUT": "-1s"}, wantErr: []string{"AVIARY_HTTP_READ_TIMEOUT"}},
+		{name: "negative drain delay", env: map[string]string{"AVIARY_DRAIN_DELAY": "-1s"}, wantErr: []string{"AVIARY_DRAIN_DELAY"}},
+		{name: "drain delay applies", env: map[string]string{"AVIARY_DRAIN_DELAY": "5s"},
+			check: func(c *config) string {
+				if c.DrainDelay != 5*time.Second {
+					return "drain delay not 5s"
+				}
+				return ""
+			}},
 		{name: "zero concurrency", env: map[string]string{"AVIARY_WORKER_CONCURRENCY": "0"}, wantErr: []string{"AVIARY_WORKER_CONCURRENCY", "at least 1"}},
 		{name: "zero concurrency by flag", args: []string{"-concurrency=0"}, wantErr: []string{"-concurrency", "at least 1"}},
 		{name: "negative rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "-1"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE", "positive"}},

@@ -129,3 +129,47 @@ func TestWorkerShutdownReturnsTaskToQueue(t *testing.T) {
 }
 
 func strconvFormat(id int64) string { return big.NewInt(id).String() }
+
+// TestAPIDrainsBeforeClosing stops an API replica the way an orchestrator
+// does: during AVIARY_DRAIN_DELAY it keeps serving but /readyz answers 503
+// draining, then it exits cleanly.
+func TestAPIDrainsBeforeClosing(t *testing.T) {
+	s := newStack(t, stackOptions{driver: "local"})
+	port := freePort(t)
+	base := "http://127.0.0.1:" + strconvFormat(int64(port))
+	replica := s.start("api", []string{"AVIARY_HTTP_ADDR=127.0.0.1:" + strconvFormat(int64(port)), "AVIARY_DRAIN_DELAY=3s"})
+	waitStatus(t, base+"/readyz", http.StatusOK)
+	if err := replica.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatalf("signal: %v", err)
+	}
+	waitStatus(t, base+"/readyz", http.StatusServiceUnavailable)
+	resp, err := http.Get(base + "/healthz")
+	if err != nil {
+		t.Fatalf("replica stopped serving while draining: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("healthz while draining: %d", resp.StatusCode)
+	}
+	if err := replica.Wait(); err != nil {
+		t.Fatalf("replica exit: %v", err)
+	}
+	if _, err := http.Get(base + "/healthz"); err == nil {
+		t.Fatalf("replica still listening after exit")
+	}
+}
+
+func waitStatus(t *testing.T, url string, status int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == status {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered %d", url, status)
+}

@@ -197,6 +197,10 @@ func serveHTTP(ctx context.Context, cfg *config, handler *api.Server, log *slog.
 	}
 	log.Info("api shutting down", "grace", cfg.ShutdownTimeout)
 	handler.SetDraining()
+	if cfg.DrainDelay > 0 {
+		log.Info("draining before closing the listener", "delay", cfg.DrainDelay)
+		time.Sleep(cfg.DrainDelay) // keep serving while load balancers see /readyz 503
+	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil {
