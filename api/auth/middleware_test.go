@@ -198,15 +198,7 @@ func TestMiddleware(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := New(newFakeStore(), &memNonces{}, tt.public, func() time.Time { return testNow }, quietWriter)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := httptest.NewRecorder()
-			tt.mw(a, echo).ServeHTTP(rec, tt.req(t))
-			if rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
-			}
+			rec := serveThrough(t, tt.public, tt.mw, tt.req(t), tt.status)
 			if tt.status == http.StatusOK {
 				if got := rec.Body.String(); got != tt.want {
 					t.Errorf("body = %q, want %q", got, tt.want)
@@ -219,6 +211,22 @@ func TestMiddleware(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serveThrough sends req through middleware mw of a fresh Authenticator
+// (fake store, in-memory nonces, fixed clock) and checks the status.
+func serveThrough(t *testing.T, public string, mw func(*Authenticator, http.Handler) http.Handler, req *http.Request, status int) *httptest.ResponseRecorder {
+	t.Helper()
+	a, err := New(newFakeStore(), &memNonces{}, public, func() time.Time { return testNow }, quietWriter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := httptest.NewRecorder()
+	mw(a, echo).ServeHTTP(rec, req)
+	if rec.Code != status {
+		t.Fatalf("status = %d, want %d; body %s", rec.Code, status, rec.Body)
+	}
+	return rec
 }
 
 // withBigBody replaces the body by one just over MaxFormBody.
@@ -286,15 +294,7 @@ func TestRequireWrite(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := New(newFakeStore(), &memNonces{}, "", func() time.Time { return testNow }, quietWriter)
-			if err != nil {
-				t.Fatal(err)
-			}
-			rec := httptest.NewRecorder()
-			tt.mw(a, echo).ServeHTTP(rec, tt.req(t))
-			if rec.Code != tt.status {
-				t.Fatalf("status = %d, want %d; body %s", rec.Code, tt.status, rec.Body)
-			}
+			rec := serveThrough(t, "", tt.mw, tt.req(t), tt.status)
 			if tt.status == http.StatusOK {
 				return
 			}

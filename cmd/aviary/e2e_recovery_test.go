@@ -3,12 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"net"
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -152,91 +149,21 @@ func TestWorkerKilledMidJobCompletesOnce(t *testing.T) {
 	}
 }
 
-// proxy is a TCP relay that can be cut, to take Redis away from a worker.
-type proxy struct {
-	target string
-	ln     net.Listener
-	mu     sync.Mutex
-	down   bool
-	conns  map[net.Conn]bool
-}
-
-func newProxy(t *testing.T, target string) *proxy {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("proxy listen: %v", err)
-	}
-	p := &proxy{target: target, ln: ln, conns: map[net.Conn]bool{}}
-	t.Cleanup(func() { ln.Close(); p.setDown(true) })
-	go p.serve()
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		p.mu.Lock()
-		down := p.down
-		if !down {
-			p.conns[c] = true
-		}
-		p.mu.Unlock()
-		if down {
-			c.Close()
-			continue
-		}
-		go p.relay(c)
-	}
-}
-
-func (p *proxy) relay(c net.Conn) {
-	up, err := net.Dial("tcp", p.target)
-	if err != nil {
-		c.Close()
-		return
-	}
-	p.mu.Lock()
-	p.conns[up] = true
-	p.mu.Unlock()
-	go func() { io.Copy(up, c); up.Close() }()
-	io.Copy(c, up)
-	c.Close()
-}
-
-// setDown cuts every open connection and refuses new ones (true) or lets
-// traffic through again (false).
-func (p *proxy) setDown(down bool) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.down = down
-	if down {
-		for c := range p.conns {
-			c.Close()
-		}
-		p.conns = map[net.Conn]bool{}
-	}
-}
-
 func TestRedisDownWhenUploadArrives(t *testing.T) {
 	_, db := storagetest.RedisDB(t)
-	px := newProxy(t, storagetest.RedisAddr())
+	px := storagetest.NewProxy(t, storagetest.RedisAddr())
 	// The API keeps its own Redis connection; the workers reach Redis only
 	// through the proxy.
-	s := newStackWithRedisDB(t, stackOptions{driver: "s3", workers: 1, workerRedisURL: fmt.Sprintf("redis://%s/%d", px.addr(), db)}, db)
+	s := newStackWithRedisDB(t, stackOptions{driver: "s3", workers: 1, workerRedisURL: fmt.Sprintf("redis://%s/%d", px.Addr(), db)}, db)
 	w := buildWorld(s)
 	job := s.createJob("tweets", "redis-down")
-	px.setDown(true)
+	px.SetDown(true)
 	s.upload(job["upload_url"].(string), ids.Format(w.posts["alice-deleted"])+"\n")
 	time.Sleep(3 * time.Second) // fifteen reconcile intervals without Redis
 	if st := s.jobRecord(job["id"].(string)).Status; st != storage.JobCreated {
 		t.Fatalf("job moved to %s while the workers had no Redis", st)
 	}
-	px.setDown(false)
+	px.SetDown(false)
 	final := s.waitJob(job["id"].(string), 60*time.Second)
 	if final["status"] != storage.JobComplete {
 		t.Fatalf("job ended %v", final["status"])

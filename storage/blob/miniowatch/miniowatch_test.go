@@ -146,15 +146,15 @@ func TestWatchClosesWhenContextDone(t *testing.T) {
 func TestWatchReconnects(t *testing.T) {
 	f := newFixture(t)
 	requireStreaming(t, f)
-	proxy := newProxy(t, strings.TrimPrefix(f.srv.Endpoint, "http://"))
+	proxy := storagetest.NewProxy(t, strings.TrimPrefix(f.srv.Endpoint, "http://"))
 	ctx, cancel := context.WithTimeout(t.Context(), watchTimeout)
 	defer cancel()
-	keys, err := miniowatch.Watch(ctx, f.options("http://"+proxy.addr()), "jobs/")
+	keys, err := miniowatch.Watch(ctx, f.options("http://"+proxy.Addr()), "jobs/")
 	if err != nil {
 		t.Fatalf("Watch: %v", err)
 	}
 	f.awaitProbe(ctx, t, keys, "jobs/")
-	if n := proxy.cut(); n == 0 {
+	if n := proxy.Cut(); n == 0 {
 		t.Fatal("proxy had no connection to cut")
 	}
 	f.awaitProbe(ctx, t, keys, "jobs/")
