@@ -37,8 +37,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "build aviary:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	storagetest.StopMinIO()
+	code := storagetest.RunWithMinIO(m)
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

@@ -299,3 +299,10 @@ func (b *tailBuffer) String() string {
 	}
 	return string(b.buf)
 }
+
+// RunWithMinIO runs a package's tests and then stops the package's MinIO
+// server: `func TestMain(m *testing.M) { os.Exit(storagetest.RunWithMinIO(m)) }`.
+func RunWithMinIO(m *testing.M) int {
+	defer StopMinIO()
+	return m.Run()
+}

@@ -13,11 +13,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	storagetest.StopMinIO()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(storagetest.RunWithMinIO(m)) }
 
 // watchTimeout bounds each test's wait for notifications.
 const watchTimeout = 30 * time.Second

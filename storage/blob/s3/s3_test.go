@@ -16,11 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	storagetest.StopMinIO()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(storagetest.RunWithMinIO(m)) }
 
 func TestContract(t *testing.T) {
 	blobtest.Exercise(t, func(t *testing.T) blob.Store {
