@@ -21,12 +21,15 @@ import (
 	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 const problems = "https://api.x.com/2/problems/"
@@ -48,6 +51,21 @@ type bundle struct {
 	tokens map[string]storage.AccessToken
 }
 
+// testModules builds the compliance and posts modules on db with a local
+// blob store in a temporary directory, as every API test server serves them.
+func testModules(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger) api.Modules {
+	t.Helper()
+	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://blobs.invalid"})
+	if err != nil {
+		t.Fatalf("local blobs: %v", err)
+	}
+	val := validation.New()
+	return api.Modules{
+		Compliance: compliance.New(compliance.Deps{Store: db, Blobs: blobs, Validator: val, Problems: w, Logger: log}),
+		Posts:      posts.New(posts.Deps{Store: db, Validator: val}),
+	}
+}
+
 // setup starts a bundle; opts adjust the API dependencies before New.
 func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 	t.Helper()
@@ -56,18 +74,16 @@ func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 	addr, n := storagetest.RedisDB(t)
 	rc := redis.NewClient(&redis.Options{Addr: addr, DB: n})
 	t.Cleanup(func() { rc.Close() })
-	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://blobs.invalid"})
-	if err != nil {
-		t.Fatalf("local blobs: %v", err)
-	}
 	w := apierr.Writer{}
 	authn, err := auth.New(db, auth.NewRedisNonceStore(rc, "t:nonce:"), "", time.Now, w)
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	deps := api.Deps{
-		Store: db, Blobs: blobs, Auth: authn, Errors: w, RateLimitScale: rateScale,
-		Logger:  slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Modules: testModules(t, db, w, log),
+		Auth:    authn, Errors: w, RateLimitScale: rateScale,
+		Logger:  log,
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
 	}
@@ -134,6 +150,12 @@ type reply struct {
 	raw    string
 }
 
+// noRedirects is a client that answers a redirect itself instead of
+// following it: the API never redirects, so a test must see one if it does.
+func noRedirects() *http.Client {
+	return &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 // call sends a request; authz "oauth:<token>" signs it as that user.
 func (b *bundle) call(t testing.TB, method, path, authz, contentType string, body []byte) reply {
 	t.Helper()
@@ -160,7 +182,7 @@ func (b *bundle) call(t testing.TB, method, path, authz, contentType string, bod
 	case authz != "":
 		req.Header.Set("Authorization", authz)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects().Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, path, err)
 	}
@@ -191,6 +213,7 @@ func paramNames(body map[string]any) []string {
 }
 
 func TestRejectedRequests(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	const jobs = "/2/compliance/jobs"
 	js := "application/json"
@@ -268,6 +291,7 @@ func TestRejectedRequests(t *testing.T) {
 }
 
 func TestProblemDetails(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	r := b.call(t, "GET", "/2/compliance/jobs?type=likes", b.bearer, "", nil)
 	if r.body["detail"] != "One or more parameters to your request was invalid." || r.body["title"] != "Invalid Request" {
@@ -305,6 +329,7 @@ func TestProblemDetails(t *testing.T) {
 }
 
 func TestComplianceConflictAndTenancy(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	ctx := context.Background()
 	create := func(authz, typ string) reply {
@@ -315,7 +340,7 @@ func TestComplianceConflictAndTenancy(t *testing.T) {
 		t.Fatalf("create: %s", first.raw)
 	}
 	data := first.body["data"].(map[string]any)
-	if !strings.HasPrefix(data["upload_url"].(string), "http://blobs.invalid/blobs/compliance/") {
+	if !strings.HasPrefix(data["upload_url"].(string), b.srv.URL+"/2/compliance/jobs/"+data["id"].(string)+"/upload?") { // the upload gateway
 		t.Errorf("upload url %v", data["upload_url"])
 	}
 	if second := create(b.bearer, "tweets"); second.status != 200 {
@@ -356,6 +381,7 @@ func strconvID(s string) (int64, bool) {
 }
 
 func TestPostsOwnership(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	r := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", jsonBody(map[string]any{"text": "mine"}))
 	if r.status != 201 {
@@ -379,6 +405,7 @@ func TestPostsOwnership(t *testing.T) {
 }
 
 func TestRateLimitHeaders(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 1.0/150) // one request per window for the compliance routes
 	first := b.call(t, "GET", "/2/compliance/jobs?type=users", b.bearer, "", nil)
 	if first.status != 200 || first.header.Get("x-rate-limit-limit") != "1" || first.header.Get("x-rate-limit-remaining") != "0" {
@@ -398,6 +425,7 @@ func TestRateLimitHeaders(t *testing.T) {
 }
 
 func TestOperationalEndpoints(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	r := b.call(t, "GET", "/readyz", "", "", nil)
 	if r.status != 200 || r.body["checks"].(map[string]any)["database"] != "ok" {
@@ -435,6 +463,7 @@ func TestOperationalEndpoints(t *testing.T) {
 }
 
 func TestUserAccess(t *testing.T) {
+	t.Parallel()
 	b := setup(t, 100)
 	ctx := context.Background()
 	b.addUser(t, "readonly", storage.AccessRead)
@@ -495,6 +524,7 @@ func TestUserAccess(t *testing.T) {
 }
 
 func TestReadiness(t *testing.T) {
+	t.Parallel()
 	const secret = "dial tcp 10.9.8.7:5432: password authentication failed for user \"ops\""
 	var failing atomic.Bool
 	flaky := api.Check{Name: "flaky", Check: func(context.Context) error {
@@ -560,6 +590,7 @@ func canonicalJSON(t *testing.T, raw string) string {
 }
 
 func TestRequestLogLevels(t *testing.T) {
+	t.Parallel()
 	logs := &logRecorder{}
 	b := setup(t, 100, func(d *api.Deps) { d.Logger = slog.New(logs) })
 	tests := []struct {

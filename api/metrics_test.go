@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/auth"
 )
 
 func TestMethodLabel(t *testing.T) {
@@ -37,10 +38,9 @@ func TestMethodLabel(t *testing.T) {
 // chain, not authentication.
 type passAuth struct{}
 
-func (passAuth) RequireApp(next http.Handler) http.Handler    { return next }
-func (passAuth) RequireUser(next http.Handler) http.Handler   { return next }
-func (passAuth) RequireBearer(next http.Handler) http.Handler { return next }
-func (passAuth) RequireWrite(next http.Handler) http.Handler  { return next }
+func (passAuth) Middleware(auth.Requirement) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return next }
+}
 
 // TestRouteLabels checks that metrics carry the matched route for core and
 // ads paths alike (the ads envelope replaces the request on its way in).

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"regexp"
+	"path"
 	"strings"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/internal/logctx"
 )
 
 type requestIDKey struct{}
@@ -18,7 +19,22 @@ type requestIDKey struct{}
 // RequestIDHeader carries the request id in and out.
 const RequestIDHeader = "X-Request-Id"
 
-var requestIDRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,128}$`)
+// validRequestID reports whether a client's request id can be kept: 1 to 128
+// characters of [A-Za-z0-9._-]. (A loop, not a regexp: it runs on every
+// request.)
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		switch c := id[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // middleware wraps the router. The envelope is chosen first so panics on
 // ads paths render in the ads envelope, and every wrapper that replaces the
@@ -29,10 +45,11 @@ func (s *Server) middleware(next http.Handler) http.Handler {
 }
 
 // withEnvelope picks the error envelope: advertising paths start with a
-// numeric version segment other than 2 (/12/..., /5/...).
+// numeric version segment other than 2 (/12/..., /5/...), also when the
+// path is not in clean form (//12/x).
 func (s *Server) withEnvelope(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if isAdsPath(r.URL.Path) {
+		if isAdsPath(cleanPath(r.URL.Path)) {
 			r = r.WithContext(apierr.WithEnvelope(r.Context(), apierr.Ads))
 		}
 		next.ServeHTTP(w, r)
@@ -52,22 +69,54 @@ func isAdsPath(path string) bool {
 	return true
 }
 
+// rejectUncleanPaths answers a request whose path is not in clean form
+// (an empty, "." or ".." segment: //, /2/./tweets, /2//compliance/jobs) with
+// 404 in the request's envelope. ServeMux would redirect it to the cleaned
+// path with an HTML body instead: an API answer must stay in the API's
+// envelope, and a redirect would make a client send its request (and
+// credentials, signed for the other path) somewhere it did not name.
+func (s *Server) rejectUncleanPaths(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if p := r.URL.Path; r.Method != http.MethodConnect && p != cleanPath(p) {
+			s.Errors.Write(w, r, apierr.RouteNotFound(p))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cleanPath is the canonical form of p as ServeMux computes it: rooted,
+// path.Clean'ed, keeping a trailing slash.
+func cleanPath(p string) string {
+	if p == "" {
+		return "/"
+	}
+	if p[0] != '/' {
+		p = "/" + p
+	}
+	np := path.Clean(p)
+	if p[len(p)-1] == '/' && np != "/" {
+		np += "/"
+	}
+	return np
+}
+
 func (s *Server) withRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(RequestIDHeader)
-		if !requestIDRE.MatchString(id) {
+		if !validRequestID(id) {
 			id = newRequestID()
 		}
 		w.Header().Set(RequestIDHeader, id)
-		ctx := withLogAttrs(r.Context(), slog.String("request_id", id))
+		ctx := logctx.With(r.Context(), slog.String("request_id", id))
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
 }
 
 func newRequestID() string {
-	b := make([]byte, 12)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // statusRecorder remembers the status and size of a response.
@@ -111,8 +160,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		}
 		elapsed := time.Since(start)
 		s.metrics.observe(r.Method, route, rec.status, elapsed)
-		s.Logger.Log(r.Context(), requestLogLevel(route, rec.status), "http request", "method", r.Method, "path", r.URL.Path, "route", route,
-			"status", rec.status, "bytes", rec.bytes, "duration_ms", float64(elapsed.Microseconds())/1000, "remote", r.RemoteAddr)
+		// LogAttrs: typed attributes, no boxing into ...any on every request.
+		s.Logger.LogAttrs(r.Context(), requestLogLevel(route, rec.status), "http request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+			slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
+			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr))
 	})
 }
 

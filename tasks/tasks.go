@@ -30,6 +30,13 @@ var AllQueues = map[string]int{
 
 // decode unmarshals a task payload; a malformed payload can never succeed, so
 // it is wrapped with asynq.SkipRetry.
+// ErrClientInput marks a task that failed for good because of what the
+// client sent (an unreadable upload, say), not because Aviary failed: the
+// error wraps asynq.SkipRetry, so it is not retried, and the worker logs it
+// at Warn rather than Error. Wrap it in a handler's error:
+// fmt.Errorf("job %d: %v: %w", id, cause, tasks.ErrClientInput).
+var ErrClientInput = fmt.Errorf("client input cannot be processed: %w", asynq.SkipRetry)
+
 func decode(t *asynq.Task, v any) error {
 	if err := json.Unmarshal(t.Payload(), v); err != nil {
 		return fmt.Errorf("decode %s payload: %v: %w", t.Type(), err, asynq.SkipRetry)

@@ -8,9 +8,10 @@ package validation
 import (
 	"fmt"
 	"reflect"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/go-playground/validator/v10"
 )
@@ -20,31 +21,71 @@ type FieldError struct {
 	Field   string   // the name the client used (JSON or query name)
 	Values  []string // the offending value(s)
 	Message string
+	// Missing marks a required field that was absent or empty.
+	Missing bool
 }
 
-// Validator validates structs tagged with `validate:"..."`.
+// Validator validates structs tagged with `validate:"..."`. Besides the
+// go-playground tags it knows "coreid" (a decimal id matching IDPattern that
+// fits in an int64) and "enum=<name>", a value from a list registered with
+// RegisterEnum, so every enum is spelled once, where its domain defines it.
+// Field names are the `query` tag, else the `json` tag, else the Go name.
 type Validator struct {
 	v *validator.Validate
+
+	mu    sync.RWMutex
+	enums map[string][]string
 }
 
 // IDPattern is the pattern of core ids.
 const IDPattern = `^[0-9]{1,19}$`
 
-var idRE = regexp.MustCompile(IDPattern)
-
-// New builds a Validator with Aviary's custom tags registered:
-// "coreid" (a decimal id matching IDPattern that fits in an int64).
+// New builds a Validator with Aviary's custom tags registered.
 func New() *Validator {
-	v := validator.New(validator.WithRequiredStructEnabled())
-	v.RegisterTagNameFunc(jsonName)
-	_ = v.RegisterValidation("coreid", func(fl validator.FieldLevel) bool {
+	val := &Validator{v: validator.New(validator.WithRequiredStructEnabled()), enums: map[string][]string{}}
+	val.v.RegisterTagNameFunc(fieldName)
+	_ = val.v.RegisterValidation("coreid", func(fl validator.FieldLevel) bool {
 		_, ok := ParseID(fl.Field().String())
 		return ok
 	})
-	return &Validator{v: v}
+	_ = val.v.RegisterValidation("enum", func(fl validator.FieldLevel) bool {
+		return slices.Contains(val.Enum(fl.Param()), fl.Field().String())
+	})
+	return val
 }
 
-func jsonName(f reflect.StructField) string {
+// RegisterEnum names a list of allowed values for the "enum=<name>" tag.
+// Registering the same list again is a no-op; another list under the same
+// name is an error (two domains would disagree on one enum).
+func (v *Validator) RegisterEnum(name string, values []string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if old, ok := v.enums[name]; ok && !slices.Equal(old, values) {
+		return fmt.Errorf("validation: enum %s registered as %v and %v", name, old, values)
+	}
+	v.enums[name] = slices.Clone(values)
+	return nil
+}
+
+// MustRegisterEnum is RegisterEnum for wiring at start-up: it panics on a
+// conflict.
+func (v *Validator) MustRegisterEnum(name string, values []string) {
+	if err := v.RegisterEnum(name, values); err != nil {
+		panic(err)
+	}
+}
+
+// Enum returns the values registered under name (nil if none).
+func (v *Validator) Enum(name string) []string {
+	v.mu.RLock()
+	defer v.mu.RUnlock()
+	return v.enums[name]
+}
+
+func fieldName(f reflect.StructField) string {
+	if q := f.Tag.Get("query"); q != "" {
+		return q
+	}
 	name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
 	if name == "-" {
 		return ""
@@ -55,8 +96,14 @@ func jsonName(f reflect.StructField) string {
 	return name
 }
 
-// Struct validates s and returns one FieldError per failed rule.
-func (v *Validator) Struct(s any) []FieldError {
+// Struct validates a decoded request body; messages call its members fields.
+func (v *Validator) Struct(s any) []FieldError { return v.check(s, "field") }
+
+// Query validates decoded query parameters; messages call them query
+// parameters.
+func (v *Validator) Query(s any) []FieldError { return v.check(s, "query parameter") }
+
+func (v *Validator) check(s any, noun string) []FieldError {
 	err := v.v.Struct(s)
 	if err == nil {
 		return nil
@@ -67,33 +114,40 @@ func (v *Validator) Struct(s any) []FieldError {
 	}
 	out := make([]FieldError, 0, len(verrs))
 	for _, fe := range verrs {
-		out = append(out, FieldError{Field: fe.Field(), Values: []string{fmt.Sprint(fe.Value())}, Message: message(fe)})
+		out = append(out, FieldError{Field: fe.Field(), Values: []string{fmt.Sprint(fe.Value())}, Message: v.message(fe, noun),
+			Missing: fe.Tag() == "required"})
 	}
 	return out
 }
 
-func message(fe validator.FieldError) string {
+func (v *Validator) message(fe validator.FieldError, noun string) string {
 	switch fe.Tag() {
 	case "required":
-		return fmt.Sprintf("The `%s` field is required.", fe.Field())
+		return fmt.Sprintf("The `%s` %s is required.", fe.Field(), noun)
 	case "oneof":
-		return fmt.Sprintf("The `%s` field value [%v] is not one of [%s]", fe.Field(), fe.Value(), strings.ReplaceAll(fe.Param(), " ", ","))
+		return notOneOf(fe.Field(), noun, fmt.Sprint(fe.Value()), strings.Fields(fe.Param()))
+	case "enum":
+		return notOneOf(fe.Field(), noun, fmt.Sprint(fe.Value()), v.Enum(fe.Param()))
 	case "max":
-		return fmt.Sprintf("The `%s` field must be at most %s characters long.", fe.Field(), fe.Param())
+		return fmt.Sprintf("The `%s` %s must be at most %s characters long.", fe.Field(), noun, fe.Param())
 	case "min":
-		return fmt.Sprintf("The `%s` field must be at least %s characters long.", fe.Field(), fe.Param())
+		return fmt.Sprintf("The `%s` %s must be at least %s characters long.", fe.Field(), noun, fe.Param())
 	case "coreid":
-		return fmt.Sprintf("The `%s` field value [%v] does not match %s", fe.Field(), fe.Value(), IDPattern)
+		return fmt.Sprintf("The `%s` %s value [%v] does not match %s", fe.Field(), noun, fe.Value(), IDPattern)
 	default:
-		return fmt.Sprintf("The `%s` field value [%v] is invalid (%s).", fe.Field(), fe.Value(), fe.Tag())
+		return fmt.Sprintf("The `%s` %s value [%v] is invalid (%s).", fe.Field(), noun, fe.Value(), fe.Tag())
 	}
+}
+
+func notOneOf(field, noun, value string, allowed []string) string {
+	return fmt.Sprintf("The `%s` %s value [%s] is not one of [%s]", field, noun, value, strings.Join(allowed, ","))
 }
 
 // ParseID parses a core id: 1 to 19 decimal digits that fit in an int64 and
 // are positive.
 func ParseID(s string) (int64, bool) {
-	if !idRE.MatchString(s) {
-		return 0, false
+	if len(s) == 0 || len(s) > 19 || strings.IndexFunc(s, func(r rune) bool { return r < '0' || r > '9' }) >= 0 {
+		return 0, false // not IDPattern: checked by hand, ids are parsed on every request
 	}
 	id, err := strconv.ParseInt(s, 10, 64)
 	if err != nil || id <= 0 {
@@ -116,7 +170,7 @@ func Enum(param, value string, allowed []string) *FieldError {
 		}
 	}
 	return &FieldError{Field: param, Values: []string{value},
-		Message: fmt.Sprintf("The `%s` query parameter value [%s] is not one of [%s]", param, value, strings.Join(allowed, ","))}
+		Message: notOneOf(param, "query parameter", value, allowed)}
 }
 
 // FieldList parses a comma-separated list whose items must come from

@@ -104,3 +104,40 @@ func TestEnum(t *testing.T) {
 		t.Fatalf("unexpected enum error %+v", e)
 	}
 }
+
+func TestRegisterEnum(t *testing.T) {
+	v := New()
+	if err := v.RegisterEnum("job_type", []string{"tweets", "users"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.RegisterEnum("job_type", []string{"tweets", "users"}); err != nil {
+		t.Errorf("registering the same list again: %v", err)
+	}
+	if err := v.RegisterEnum("job_type", []string{"tweets"}); err == nil {
+		t.Error("a second, different list under one name was accepted")
+	}
+	type body struct {
+		Type string `json:"type" validate:"enum=job_type"`
+	}
+	type query struct {
+		Type string `query:"type" validate:"enum=job_type"`
+	}
+	tests := []struct {
+		name string
+		errs []FieldError
+		want string
+	}{
+		{"body", v.Struct(&body{Type: "likes"}), "The `type` field value [likes] is not one of [tweets,users]"},
+		{"query", v.Query(&query{Type: "likes"}), "The `type` query parameter value [likes] is not one of [tweets,users]"},
+		{"valid", v.Struct(&body{Type: "users"}), ""},
+	}
+	for _, tc := range tests {
+		got := ""
+		if len(tc.errs) > 0 {
+			got = tc.errs[0].Message
+		}
+		if got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

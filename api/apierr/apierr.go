@@ -205,9 +205,9 @@ func PayloadTooLarge(limit int64) *Error {
 }
 
 // UnsupportedMediaType reports a body in a content type the endpoint does not take (HTTP 415).
-func UnsupportedMediaType(want string) *Error {
+func UnsupportedMediaType(want ...string) *Error {
 	return &Error{Status: http.StatusUnsupportedMediaType, Title: "Unsupported Media Type",
-		Detail: fmt.Sprintf("The request body must be sent as %s.", want), AdsCode: "INVALID_PARAMETER"}
+		Detail: fmt.Sprintf("The request body must be sent as %s.", strings.Join(want, " or ")), AdsCode: "INVALID_PARAMETER"}
 }
 
 // Unavailable reports a dependency outage (HTTP 503); clients should retry.

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Envelope selects how errors are rendered for a request.
@@ -38,11 +40,22 @@ type Writer struct {
 	Logger       *slog.Logger
 }
 
-// Write renders err in the request's envelope. Errors that are not *Error are
-// logged with the request context and rendered as Internal.
+// unavailableDetail is the detail of the 503 a dependency outage gets.
+const unavailableDetail = "A service this request depends on is unavailable. Try again later."
+
+// Write renders err in the request's envelope. An error wrapping
+// storage.ErrUnavailable (a dependency that is down or did not answer in
+// time) is logged as a warning and rendered as Unavailable (503 with
+// Retry-After); any other error that is not *Error is logged with the
+// request context and rendered as Internal.
 func (w Writer) Write(rw http.ResponseWriter, r *http.Request, err error) {
 	var apiErr *Error
-	if !errors.As(err, &apiErr) {
+	switch {
+	case errors.As(err, &apiErr):
+	case errors.Is(err, storage.ErrUnavailable):
+		w.logger().WarnContext(r.Context(), "dependency unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		apiErr = Unavailable(unavailableDetail)
+	default:
 		w.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = Internal()
 	}

@@ -41,36 +41,18 @@ func New(store Store, nonces NonceStore, publicBaseURL string, now func() time.T
 	return &Authenticator{store: store, nonces: nonces, public: public, now: now, writer: w}, nil
 }
 
-// RequireApp admits requests carrying an app-only bearer token or an OAuth
-// 1.0a user-context signature (whose consumer key names the app).
-func (a *Authenticator) RequireApp(next http.Handler) http.Handler {
-	return a.require(next, schemeBearer, schemeOAuth)
-}
-
-// RequireUser admits only OAuth 1.0a user-context requests; a bearer token
-// is answered with 403 unsupported-authentication.
-func (a *Authenticator) RequireUser(next http.Handler) http.Handler {
-	return a.require(next, schemeOAuth)
-}
-
-// RequireBearer admits only app-only bearer tokens; an OAuth 1.0a request is
-// answered with 403 unsupported-authentication.
-func (a *Authenticator) RequireBearer(next http.Handler) http.Handler {
-	return a.require(next, schemeBearer)
-}
-
 // readOnlyDetail is the detail of the 403 a read-only token gets from an
 // endpoint that writes.
 const readOnlyDetail = "Your client app is not configured with the appropriate oauth1 app permissions for this endpoint."
 
-// errNoPrincipal means RequireWrite was mounted without authentication.
-var errNoPrincipal = errors.New("auth: no Principal in the request context; mount RequireWrite inside RequireApp, RequireUser or RequireBearer")
+// errNoPrincipal means requireWrite was mounted without authentication.
+var errNoPrincipal = errors.New("auth: no Principal in the request context; mount requireWrite inside require")
 
-// RequireWrite admits only callers that may write: app-only bearer tokens
+// requireWrite admits only callers that may write: app-only bearer tokens
 // and OAuth 1.0a tokens with access level read-write. A read-only token is
 // answered with 403 Forbidden. It reads the Principal, so it must run inside
-// RequireApp, RequireUser or RequireBearer (without one it answers 500).
-func (a *Authenticator) RequireWrite(next http.Handler) http.Handler {
+// require (without it it answers 500).
+func (a *Authenticator) requireWrite(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := PrincipalFrom(r.Context())
 		if !ok {

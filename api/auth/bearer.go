@@ -2,14 +2,13 @@ package auth
 
 import (
 	"context"
-	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 )
 
 // bearer authenticates an app-only bearer token.
 func (a *Authenticator) bearer(ctx context.Context, token string) (Principal, error) {
-	if token == "" || strings.ContainsAny(token, " \t\r\n") {
+	if !isCredential(token) {
 		return Principal{}, apierr.Unauthorized("Malformed bearer token.")
 	}
 	app, err := a.store.AppByBearerToken(ctx, token)

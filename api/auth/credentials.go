@@ -45,6 +45,11 @@ func credentialsFrom(params map[string]string) (oauthCredentials, error) {
 	if !isPrintableASCII(params["oauth_nonce"]) {
 		return oauthCredentials{}, apierr.Unauthorized("oauth_nonce must contain printable ASCII characters only.")
 	}
+	for _, name := range []string{"oauth_consumer_key", "oauth_token"} {
+		if !isCredential(params[name]) {
+			return oauthCredentials{}, apierr.Unauthorized("Invalid " + name + ": it must contain printable ASCII characters only.")
+		}
+	}
 	return oauthCredentials{
 		consumerKey: params["oauth_consumer_key"],
 		token:       params["oauth_token"],
@@ -63,6 +68,19 @@ func signedHeaderParams(params map[string]string) url.Values {
 		}
 	}
 	return signed
+}
+
+// isCredential reports whether s can be an issued key or token: non-empty
+// printable ASCII without spaces. Anything else (invalid UTF-8, NUL, other
+// control bytes, non-ASCII letters) is refused before it reaches the store,
+// whose database would reject bytes it cannot decode as a server error.
+func isCredential(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] <= 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func isPrintableASCII(s string) bool {

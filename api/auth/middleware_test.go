@@ -108,10 +108,15 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 
 type middleware func(*Authenticator, http.Handler) http.Handler
 
+// requirement is the middleware Authenticator.Middleware builds for req.
+func requirement(req Requirement) middleware {
+	return func(a *Authenticator, next http.Handler) http.Handler { return a.Middleware(req)(next) }
+}
+
 var (
-	requireApp    middleware = (*Authenticator).RequireApp
-	requireUser   middleware = (*Authenticator).RequireUser
-	requireBearer middleware = (*Authenticator).RequireBearer
+	requireApp    = requirement(AppOrUser)
+	requireUser   = requirement(UserContext)
+	requireBearer = requirement(BearerOnly)
 )
 
 func TestMiddleware(t *testing.T) {
@@ -272,7 +277,7 @@ func assertProblem(t *testing.T, rec *httptest.ResponseRecorder, status int, slu
 
 func TestRequireWrite(t *testing.T) {
 	withAuth := func(mw middleware) func(*Authenticator, http.Handler) http.Handler {
-		return func(a *Authenticator, next http.Handler) http.Handler { return mw(a, a.RequireWrite(next)) }
+		return func(a *Authenticator, next http.Handler) http.Handler { return mw(a, a.requireWrite(next)) }
 	}
 	post := func(token, secret string) func(*testing.T) *http.Request {
 		return signed{method: http.MethodPost, target: "/2/tweets", token: token, tsecret: secret}.request
@@ -290,7 +295,7 @@ func TestRequireWrite(t *testing.T) {
 		{"app-only bearer", withAuth(requireApp), bearerRequest("Bearer " + bt1), 200, ""},
 		{"suspended user is refused by authentication", withAuth(requireUser), post(atSuspended, atSuspended), 403,
 			"Your account is suspended and is not permitted to access this feature."},
-		{"no authentication in front", (*Authenticator).RequireWrite, post(atRead, atRead), 500, "Something went wrong. Try again later."},
+		{"no authentication in front", (*Authenticator).requireWrite, post(atRead, atRead), 500, "Something went wrong. Try again later."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

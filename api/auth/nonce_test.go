@@ -40,7 +40,7 @@ func TestRedisNonceStoreDown(t *testing.T) {
 	}
 }
 
-// TestReplayedNonceRejected runs a sequence of requests through RequireUser
+// TestReplayedNonceRejected runs a sequence of requests through the UserContext requirement
 // backed by the real Redis nonce store.
 func TestReplayedNonceRejected(t *testing.T) {
 	client, prefix := testRedis(t)
@@ -63,7 +63,7 @@ func TestReplayedNonceRejected(t *testing.T) {
 	}
 	for _, s := range steps {
 		rec := httptest.NewRecorder()
-		a.RequireUser(echo).ServeHTTP(rec, s.req.request(t))
+		a.Middleware(UserContext)(echo).ServeHTTP(rec, s.req.request(t))
 		if rec.Code != s.status {
 			t.Fatalf("%s: status %d, want %d; body %s", s.name, rec.Code, s.status, rec.Body)
 		}
@@ -73,12 +73,18 @@ func TestReplayedNonceRejected(t *testing.T) {
 	}
 }
 
-func TestNonceStoreFailureIsServerError(t *testing.T) {
+// TestNonceStoreFailureIsUnavailable: without Redis a nonce cannot be
+// checked, so the request is refused (fail closed) with 503 and Retry-After,
+// not served and not a 500.
+func TestNonceStoreFailureIsUnavailable(t *testing.T) {
 	a, err := New(newFakeStore(), NewRedisNonceStore(deadRedis(t), "x:"), "", func() time.Time { return testNow }, quietWriter)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := httptest.NewRecorder()
-	a.RequireUser(echo).ServeHTTP(rec, signed{}.request(t))
-	assertProblem(t, rec, http.StatusInternalServerError, "")
+	a.Middleware(UserContext)(echo).ServeHTTP(rec, signed{}.request(t))
+	assertProblem(t, rec, http.StatusServiceUnavailable, "")
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("503 without Retry-After")
+	}
 }

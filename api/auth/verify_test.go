@@ -14,7 +14,7 @@ import (
 )
 
 // TestVerifiesPublishedRequests feeds the published example requests,
-// exactly as documented, through RequireUser.
+// exactly as documented, through the UserContext requirement.
 func TestVerifiesPublishedRequests(t *testing.T) {
 	tests := []struct {
 		name, public, method, target, host, body, header string
@@ -56,7 +56,7 @@ func TestVerifiesPublishedRequests(t *testing.T) {
 				r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			}
 			rec := httptest.NewRecorder()
-			a.RequireUser(echo).ServeHTTP(rec, r)
+			a.Middleware(UserContext)(echo).ServeHTTP(rec, r)
 			if rec.Code != http.StatusOK || !strings.HasPrefix(rec.Body.String(), "oauth1 app=") {
 				t.Errorf("status %d, body %s", rec.Code, rec.Body)
 			}
@@ -85,7 +85,7 @@ func TestSignRequestOverHTTP(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := httptest.NewServer(a.RequireUser(echo))
+			srv := httptest.NewServer(a.Middleware(UserContext)(echo))
 			defer srv.Close()
 			var body io.Reader
 			if tt.form != nil {

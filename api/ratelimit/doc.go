@@ -4,9 +4,12 @@
 // Algorithm: fixed windows aligned to the Unix epoch. A rule with Window W
 // counts requests in [k·W, (k+1)·W); the counter lives at
 //
-//	{prefix}rl:{rule}:{app|user}:{id}:{window-start-unix-seconds}
+//	{prefix}rl:{rule}:app:{app-id}:{window-start-unix-seconds}               (per app)
+//	{prefix}rl:{rule}:app:{app-id}:user:{user-id}:{window-start-unix-seconds} (per user)
 //
 // and is created with a TTL of the rest of the window plus a grace period.
+// Per-user limits count each user and app pair, as the platform's do: a
+// user's requests through two apps never share a window.
 // A Lua script reads the counter and increments it only while it is below
 // the limit, atomically, so concurrent replicas never admit more than Limit
 // requests per window and rejected requests do not inflate the count. Fixed
@@ -16,7 +19,8 @@
 //
 // Responses carry x-rate-limit-limit, x-rate-limit-remaining and
 // x-rate-limit-reset (Unix seconds when the window ends). An exhausted limit
-// is answered with apierr.TooManyRequests (429) without calling the handler.
+// is answered with apierr.TooManyRequests (429), with Retry-After (seconds
+// until the window resets, rounded up), without calling the handler.
 //
 // When Redis cannot be reached the limiter fails OPEN: the request is served
 // without rate-limit headers and a warning is logged at most once a minute.

@@ -16,8 +16,11 @@ import (
 // replica whose clock lags still finds the count instead of starting over.
 const keyGrace = time.Minute
 
-// callTimeout bounds one Redis round trip, so an unreachable Redis delays
-// requests by at most this much before the limiter fails open.
+// callTimeout bounds one Redis round trip, so an unreachable or hung Redis
+// delays requests by at most this much before the limiter fails open. It is
+// tighter than the other dependency bounds (AVIARY_DEPENDENCY_TIMEOUT): the
+// limiter is on every limited request's path and its failure costs only
+// protection.
 const callTimeout = 250 * time.Millisecond
 
 // warnEvery bounds how often a Redis outage is logged.
@@ -44,15 +47,27 @@ type Subject struct {
 	Kind string
 	// ID is the app or user id.
 	ID int64
+	// AppID is, for Kind "user", the app acting for the user: as on the
+	// platform, a user's requests through two apps count separately.
+	AppID int64
 }
 
-// SubjectOf returns the subject rule charges p's requests to: the user for
-// PerUser rules with a user in context, the app otherwise.
+// SubjectOf returns the subject rule charges p's requests to: the user and
+// app pair for PerUser rules with a user in context, the app otherwise.
 func SubjectOf(rule Rule, p auth.Principal) Subject {
 	if rule.Scope == PerUser && p.User != nil {
-		return Subject{Kind: "user", ID: p.User.ID}
+		return Subject{Kind: "user", ID: p.User.ID, AppID: p.App.ID}
 	}
 	return Subject{Kind: "app", ID: p.App.ID}
+}
+
+// key is the counter's name within a rule and window: app:{app} or
+// app:{app}:user:{user}.
+func (s Subject) key() string {
+	if s.Kind == "user" {
+		return "app:" + strconv.FormatInt(s.AppID, 10) + ":user:" + strconv.FormatInt(s.ID, 10)
+	}
+	return s.Kind + ":" + strconv.FormatInt(s.ID, 10)
 }
 
 // Decision is the outcome of one Allow call.
@@ -80,7 +95,8 @@ type Limiter struct {
 
 // NewLimiter returns a Limiter whose keys start with prefix. now is the clock
 // (nil means time.Now); w renders 429s and logs through w.Logger (nil means
-// slog.Default).
+// slog.Default). The client must have ContextTimeoutEnabled set, or go-redis
+// ignores the limiter's 250ms bound and waits for its own timeouts.
 func NewLimiter(client redis.UniversalClient, prefix string, now func() time.Time, w apierr.Writer) *Limiter {
 	if now == nil {
 		now = time.Now
@@ -117,9 +133,9 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, s Subject) (Decision, er
 	}, nil
 }
 
-// key is {prefix}rl:{rule}:{app|user}:{id}:{window-start}.
+// key is {prefix}rl:{rule}:{subject}:{window-start} (see Subject.key).
 func (l *Limiter) key(rule Rule, s Subject, start time.Time) string {
-	return l.prefix + "rl:" + rule.Name + ":" + s.Kind + ":" + strconv.FormatInt(s.ID, 10) + ":" + strconv.FormatInt(start.Unix(), 10)
+	return l.prefix + "rl:" + rule.Name + ":" + s.key() + ":" + strconv.FormatInt(start.Unix(), 10)
 }
 
 // windowStart aligns now down to a multiple of window since the Unix epoch.

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/api/auth"
 )
 
 // Rate-limit response headers.
@@ -21,13 +21,14 @@ var errNoPrincipal = errors.New("ratelimit: no auth.Principal in the request con
 
 // Middleware enforces rule. It must run after the auth middleware: it reads
 // the auth.Principal from the request context (a request without one is a
-// wiring bug and is answered with 500). Every counted response carries the
-// x-rate-limit-* headers; when the window is exhausted it answers 429
+// wiring bug and is answered with 500), except for a PerResource rule,
+// which counts by the request's path value instead. Every counted response
+// carries the x-rate-limit-* headers; when the window is exhausted it answers 429
 // apierr.TooManyRequests itself and does not call next.
 //
 // Fail-open: if Redis cannot be reached (or does not answer within 250ms),
-// the request is served without rate-limit headers and a warning is logged at most once a minute, so a
-// limiter outage does not become an API outage.
+// the request is served without rate-limit headers and a warning is logged
+// at most once a minute, so a limiter outage does not become an API outage.
 //
 // Middleware panics if rule is invalid (see Rule.Validate), at wiring time.
 func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
@@ -36,12 +37,12 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 	}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			p, ok := auth.PrincipalFrom(r.Context())
+			s, ok := subjectOf(rule, r)
 			if !ok {
 				l.writer.Write(w, r, errNoPrincipal)
 				return
 			}
-			d, err := l.Allow(r.Context(), rule, SubjectOf(rule, p))
+			d, err := l.Allow(r.Context(), rule, s)
 			if err != nil {
 				if r.Context().Err() == nil {
 					l.warn.warn(r.Context(), "rate limiter unavailable; serving request unlimited", "rule", rule.Name, "err", err)
@@ -51,12 +52,22 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 			}
 			setHeaders(w.Header(), d)
 			if !d.Allowed {
-				l.writer.Write(w, r, apierr.TooManyRequests())
+				l.writer.Write(w, r, l.tooMany(d))
 				return
 			}
 			next.ServeHTTP(w, r)
 		})
 	}
+}
+
+// tooMany is the 429 of an exhausted window, with Retry-After: the whole
+// seconds until the window resets, rounded up (at least 1).
+func (l *Limiter) tooMany(d Decision) *apierr.Error {
+	wait := d.Reset.Sub(l.now())
+	secs := max(int64((wait+time.Second-1)/time.Second), 1)
+	e := apierr.TooManyRequests()
+	e.Header = http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}}
+	return e
 }
 
 func setHeaders(h http.Header, d Decision) {

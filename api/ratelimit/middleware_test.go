@@ -100,6 +100,15 @@ func assertTooMany(t *testing.T, rec *httptest.ResponseRecorder) {
 	}
 }
 
+// assertRetryAfter checks a 429 tells the client how many seconds remain
+// until the window resets.
+func assertRetryAfter(t *testing.T, rec *httptest.ResponseRecorder, seconds int64) {
+	t.Helper()
+	if got, want := rec.Header().Get("Retry-After"), strconv.FormatInt(seconds, 10); got != want {
+		t.Errorf("Retry-After = %q, want %q", got, want)
+	}
+}
+
 func TestLimitExhaustion(t *testing.T) {
 	tests := []struct {
 		name      string
@@ -127,6 +136,7 @@ func TestLimitExhaustion(t *testing.T) {
 				rec := serve(h, tt.principal)
 				assertTooMany(t, rec)
 				assertHeaders(t, rec, tt.rule.Limit, 0, tt.reset)
+				assertRetryAfter(t, rec, tt.reset-t0.Unix())
 			}
 			if got := calls.Load(); got != int64(tt.rule.Limit) {
 				t.Errorf("handler called %d times, want %d", got, tt.rule.Limit)
@@ -146,7 +156,9 @@ func TestScopes(t *testing.T) {
 		wantOK  bool
 	}{
 		{"per-user: other user of same app", perUser, userPrincipal(1, 10), userPrincipal(1, 20), true},
-		{"per-user: same user via another app", perUser, userPrincipal(1, 10), userPrincipal(2, 10), false},
+		{"per-user: same user via another app", perUser, userPrincipal(1, 10), userPrincipal(2, 10), true},
+		{"per-user: same user, same app", perUser, userPrincipal(1, 10), userPrincipal(1, 10), false},
+		{"per-user: other app's user with the same number as the app", perUser, userPrincipal(1, 10), userPrincipal(10, 1), true},
 		{"per-user: app-only falls back to app", perUser, userPrincipal(1, 10), appPrincipal(1), true},
 		{"per-user: app-only requests share the app count", perUser, appPrincipal(1), appPrincipal(1), false},
 		{"per-app: other user of same app", perApp, userPrincipal(1, 10), userPrincipal(1, 20), false},
@@ -198,7 +210,7 @@ func TestWindowResetAndKeyLayout(t *testing.T) {
 	serve(h, p)
 	assertTooMany(t, serve(h, p))
 
-	key := fmt.Sprintf("%srl:users.me:user:10:%d", prefix, t0Reset15m-900)
+	key := fmt.Sprintf("%srl:users.me:app:1:user:10:%d", prefix, t0Reset15m-900)
 	ctx := context.Background()
 	if n, err := client.Get(ctx, key).Int(); err != nil || n != 2 {
 		t.Errorf("GET %s = %d (%v), want 2", key, n, err)
@@ -208,7 +220,12 @@ func TestWindowResetAndKeyLayout(t *testing.T) {
 		t.Errorf("PTTL %s = %v (%v), want within (0, %v]", key, ttl, err, maxTTL)
 	}
 
-	clk.Advance(100 * time.Second) // exactly the reset instant
+	clk.Advance(99*time.Second + 700*time.Millisecond) // 0.3 s before the reset
+	early := serve(h, p)
+	assertTooMany(t, early)
+	assertRetryAfter(t, early, 1) // rounded up: never 0 while still limited
+
+	clk.Advance(300 * time.Millisecond) // exactly the reset instant
 	rec := serve(h, p)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("after reset: status %d, want 200", rec.Code)

@@ -16,12 +16,20 @@ const (
 	// PerUser counts the requests an app makes for each user separately;
 	// app-only requests (no user) are counted per app.
 	PerUser
+	// PerResource counts the requests for each resource separately, whoever
+	// makes them: the resource is the numeric id in the request's path value
+	// Rule.Resource (requests naming no valid id share one count). It needs
+	// no Principal, so public endpoints (signed URLs) use it.
+	PerResource
 )
 
-// String returns "app" or "user".
+// String returns "app", "user" or "resource".
 func (s Scope) String() string {
-	if s == PerUser {
+	switch s {
+	case PerUser:
 		return "user"
+	case PerResource:
+		return "resource"
 	}
 	return "app"
 }
@@ -35,8 +43,11 @@ type Rule struct {
 	Limit int
 	// Window is the window length, a whole number of seconds.
 	Window time.Duration
-	// Scope is PerApp or PerUser.
+	// Scope is PerApp, PerUser or PerResource.
 	Scope Scope
+	// Resource names the path value holding the resource id of a
+	// PerResource rule (for example "id"); empty for the other scopes.
+	Resource string
 }
 
 // Validate reports why r cannot be enforced, if it cannot.
@@ -48,8 +59,12 @@ func (r Rule) Validate() error {
 		return fmt.Errorf("ratelimit: rule %s: limit %d must be at least 1", r.Name, r.Limit)
 	case r.Window < time.Second || r.Window%time.Second != 0:
 		return fmt.Errorf("ratelimit: rule %s: window %v must be a whole number of seconds", r.Name, r.Window)
-	case r.Scope != PerApp && r.Scope != PerUser:
+	case r.Scope != PerApp && r.Scope != PerUser && r.Scope != PerResource:
 		return fmt.Errorf("ratelimit: rule %s: unknown scope %d", r.Name, r.Scope)
+	case (r.Scope == PerResource) != (r.Resource != ""):
+		return fmt.Errorf("ratelimit: rule %s: a per-resource rule, and only one, names its resource path value", r.Name)
+	case strings.ContainsAny(r.Resource, ": \t\r\n"):
+		return fmt.Errorf("ratelimit: rule %s: resource %q must not contain ':' or spaces", r.Name, r.Resource)
 	}
 	return nil
 }

@@ -10,6 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -21,12 +24,17 @@ commands:
   bootstrap [--json]                               create (once) and print the demo app, user, tokens and ad account
   app create --name NAME [--callback URL]          register an app; prints its consumer key/secret and a bearer token
   bearer create --app NAME                         issue another bearer token for an app
+  bearer revoke --token TOKEN                      revoke a bearer token
   user create --username NAME [--name DISPLAY]     create a user
   token create --app NAME --user USERNAME [--access read|read-write]
                                                    issue (or show) the user's OAuth 1.0a access token for an app
+  token revoke --token TOKEN                       revoke an OAuth 1.0a access token
   user state --user USERNAME --state STATE         set protected, unprotected, suspended, unsuspended,
                                                    deactivated, reactivated, deleted or active
-Every command prints one JSON object.
+Every command prints one JSON object. Revocations and state changes are
+announced on Redis pub/sub so every API replica drops its cached copy at once
+(if Redis is unreachable a warning is printed: the copies expire within
+AVIARY_AUTH_CACHE_TTL, 2s by default).
 `
 
 // Demo identity created by bootstrap.
@@ -71,7 +79,12 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer db.Close()
-	out, err := adminCommand(ctx, db, verb, opts)
+	ann, err := newAnnouncer(cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer ann.close()
+	out, err := adminCommand(ctx, db, ann, verb, opts)
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", verb, err)
 	}
@@ -85,7 +98,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 type adminFlags struct {
 	JSON                                        bool
 	Name, Callback, App, User, Username, Access string
-	State                                       string
+	State, Token                                string
 }
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
@@ -97,9 +110,10 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Username, "username", "", "username of a new user")
 	fs.StringVar(&o.Access, "access", "read-write", "access level: read or read-write")
 	fs.StringVar(&o.State, "state", "", "user state: "+strings.Join(storage.UserStates, ", "))
+	fs.StringVar(&o.Token, "token", "", "bearer or access token to revoke")
 }
 
-func adminCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlags) (any, error) {
+func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
 	switch verb {
 	case "bootstrap":
 		return bootstrap(ctx, db)
@@ -112,7 +126,11 @@ func adminCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlag
 	case "token create":
 		return createToken(ctx, db, o)
 	case "user state":
-		return setUserState(ctx, db, o)
+		return setUserState(ctx, db, ann, o)
+	case "bearer revoke":
+		return revokeBearer(ctx, db, ann, o)
+	case "token revoke":
+		return revokeToken(ctx, db, ann, o)
 	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }
@@ -255,7 +273,7 @@ func createToken(ctx context.Context, db *postgres.DB, o adminFlags) (any, error
 		"access_token": t.Token, "access_token_secret": t.Secret, "access_level": t.AccessLevel}, nil
 }
 
-func setUserState(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
+func setUserState(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {
 	u, err := db.UserByUsername(ctx, o.User)
 	if err != nil {
 		return nil, fmt.Errorf("--user %q: %w", o.User, err)
@@ -264,7 +282,64 @@ func setUserState(ctx context.Context, db *postgres.DB, o adminFlags) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.UserChanged(ctx, u.ID) })
 	return renderUser(u), nil
+}
+
+func revokeBearer(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {
+	if o.Token == "" {
+		return nil, errors.New("--token is required")
+	}
+	if err := db.RevokeBearerToken(ctx, o.Token); err != nil {
+		return nil, err
+	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.BearerRevoked(ctx, o.Token) })
+	return map[string]bool{"revoked": true}, nil
+}
+
+func revokeToken(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {
+	if o.Token == "" {
+		return nil, errors.New("--token is required")
+	}
+	if err := db.RevokeAccessToken(ctx, o.Token); err != nil {
+		return nil, err
+	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.AccessTokenRevoked(ctx, o.Token) })
+	return map[string]bool{"revoked": true}, nil
+}
+
+// announceTimeout bounds one announcement of a credential change.
+const announceTimeout = 2 * time.Second
+
+// announcer tells every API replica's credential cache (auth.Cache) about a
+// committed revocation or user state change through Redis pub/sub. A failed
+// announcement does not fail the command (the change is committed): it is
+// reported on stderr, and the cached copies expire within their TTL.
+type announcer struct {
+	pub    *auth.Publisher
+	close  func()
+	stderr io.Writer
+}
+
+func newAnnouncer(cfg *config, stderr io.Writer) (*announcer, error) {
+	opts, err := redisOptions(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rc := redis.NewClient(opts)
+	return &announcer{pub: auth.NewPublisher(rc, auth.InvalidationChannel), close: func() { _ = rc.Close() }, stderr: stderr}, nil
+}
+
+// announce runs f with the publisher; nil announcer (tests) does nothing.
+func (a *announcer) announce(ctx context.Context, f func(context.Context, *auth.Publisher) error) {
+	if a == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, announceTimeout)
+	defer cancel()
+	if err := f(ctx, a.pub); err != nil {
+		fmt.Fprintf(a.stderr, "warning: %v; API replicas drop their cached copy within their cache TTL (AVIARY_AUTH_CACHE_TTL, default %s)\n", err, auth.DefaultCacheTTL)
+	}
 }
 
 func renderUser(u storage.User) map[string]any {

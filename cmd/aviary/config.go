@@ -40,13 +40,19 @@ type config struct {
 	AdminPassword     string
 	WorkerQueues      string
 	WorkerConcurrency int
+	WorkerMetricsAddr string
 	ShutdownTimeout   time.Duration
 	DrainDelay        time.Duration
 	Reconcile         bool
 	ReconcileInterval time.Duration
 	RateLimitScale    float64
+	DependencyTimeout time.Duration
+	AuthCacheTTL      time.Duration
 	LogLevel          string
 	LogFormat         string
+
+	// ComplianceMaxUpload caps one compliance upload, in bytes.
+	ComplianceMaxUpload int64
 }
 
 // setting describes one configuration variable (README lists them all).
@@ -72,6 +78,9 @@ func (c *config) settings() []setting {
 	float := func(p *float64) func(*flag.FlagSet, string, string) {
 		return func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, 0, h) }
 	}
+	size := func(p *int64) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.Var((*byteSize)(p), n, h) }
+	}
 	return []setting{
 		{"AVIARY_DATABASE_URL", "database-url", "postgres://postgres@127.0.0.1:5432/aviary?sslmode=disable", "PostgreSQL connection URL", str(&c.DatabaseURL)},
 		{"AVIARY_REDIS_URL", "redis-url", "redis://127.0.0.1:6379/0", "Redis URL (queues, rate limits, nonces)", str(&c.RedisURL)},
@@ -89,17 +98,21 @@ func (c *config) settings() []setting {
 		{"AVIARY_S3_SECRET_KEY", "s3-secret-key", "", "S3 secret key", str(&c.S3SecretKey)},
 		{"AVIARY_S3_REGION", "s3-region", "us-east-1", "S3 region", str(&c.S3Region)},
 		{"AVIARY_S3_WATCH", "s3-watch", "true", "listen for MinIO bucket notifications to notice uploads at once (polling stays on)", boolean(&c.S3Watch)},
+		{"AVIARY_COMPLIANCE_MAX_UPLOAD", "compliance-max-upload", "4GiB", "largest compliance upload the API accepts (413 beyond it); bytes, or with a KiB, MiB, GiB or TiB suffix", size(&c.ComplianceMaxUpload)},
 		{"AVIARY_TLS_CERT", "tls-cert", "", "TLS certificate file; with AVIARY_TLS_KEY the API serves HTTPS", str(&c.TLSCert)},
 		{"AVIARY_TLS_KEY", "tls-key", "", "TLS private key file", str(&c.TLSKey)},
 		{"AVIARY_ADMIN_USER", "admin-user", "admin", "user name for /admin/queues", str(&c.AdminUser)},
 		{"AVIARY_ADMIN_PASSWORD", "admin-password", "", "password for /admin/queues (dashboard disabled when empty)", str(&c.AdminPassword)},
 		{"AVIARY_WORKER_QUEUES", "queues", defaultQueues(), "queues a worker serves with their priority weights", str(&c.WorkerQueues)},
 		{"AVIARY_WORKER_CONCURRENCY", "concurrency", "8", "tasks a worker process runs at once", integer(&c.WorkerConcurrency)},
+		{"AVIARY_WORKER_METRICS_ADDR", "metrics-addr", "", "aviary worker: serve /metrics (task runs, Go runtime) on this address; empty: off", str(&c.WorkerMetricsAddr)},
 		{"AVIARY_SHUTDOWN_TIMEOUT", "shutdown-timeout", "30s", "grace period for in-flight requests and tasks on shutdown", duration(&c.ShutdownTimeout)},
 		{"AVIARY_DRAIN_DELAY", "drain-delay", "0s", "on shutdown, how long /readyz reports draining before the listener closes (let load balancers notice)", duration(&c.DrainDelay)},
-		{"AVIARY_RECONCILE", "reconcile", "true", "run the compliance reconciler (upload detection, recovery) in this worker", boolean(&c.Reconcile)},
-		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the reconciler looks for uploads and lost tasks", duration(&c.ReconcileInterval)},
+		{"AVIARY_RECONCILE", "reconcile", "true", "run the sweepers (compliance upload detection, recovery of lost tasks) in this worker", boolean(&c.Reconcile)},
+		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the sweepers look for uploads and lost tasks", duration(&c.ReconcileInterval)},
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
+		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
+		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 	}
@@ -157,6 +170,8 @@ func expected(v flag.Value) string {
 		return "a number"
 	case time.Duration:
 		return "a duration with a unit, such as 30s, 2m or 1h"
+	case byteSize:
+		return "a positive size in bytes, such as 1048576, 512MiB or 4GiB"
 	}
 	return "a valid value"
 }
@@ -173,6 +188,8 @@ func (c *config) validate() error {
 		{c.ReconcileInterval > 0, "AVIARY_RECONCILE_INTERVAL (-reconcile-interval)", "a positive duration", c.ReconcileInterval},
 		{c.HTTPReadTimeout >= 0, "AVIARY_HTTP_READ_TIMEOUT (-http-read-timeout)", "0 (no limit) or a positive duration", c.HTTPReadTimeout},
 		{c.DrainDelay >= 0, "AVIARY_DRAIN_DELAY (-drain-delay)", "0 or a positive duration", c.DrainDelay},
+		{c.DependencyTimeout > 0, "AVIARY_DEPENDENCY_TIMEOUT (-dependency-timeout)", "a positive duration", c.DependencyTimeout},
+		{c.AuthCacheTTL >= 0, "AVIARY_AUTH_CACHE_TTL (-auth-cache-ttl)", "a duration of 0 or more", c.AuthCacheTTL},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 	}
@@ -219,3 +236,41 @@ func (c *config) queues() (map[string]int, error) {
 	}
 	return out, nil
 }
+
+// byteSize is a flag.Value for a size in bytes: a positive integer, or one
+// followed by KiB, MiB, GiB or TiB (powers of 1024).
+type byteSize int64
+
+var sizeUnits = []struct {
+	suffix string
+	shift  uint
+}{{"TiB", 40}, {"GiB", 30}, {"MiB", 20}, {"KiB", 10}}
+
+// Set parses s.
+func (b *byteSize) Set(s string) error {
+	s = strings.TrimSpace(s)
+	shift := uint(0)
+	for _, u := range sizeUnits {
+		if num, ok := strings.CutSuffix(s, u.suffix); ok {
+			s, shift = strings.TrimSpace(num), u.shift
+			break
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n <= 0 || n > math.MaxInt64>>shift {
+		return fmt.Errorf("invalid size %q", s)
+	}
+	*b = byteSize(n << shift)
+	return nil
+}
+
+// String formats the size in bytes.
+func (b *byteSize) String() string {
+	if b == nil {
+		return "0"
+	}
+	return strconv.FormatInt(int64(*b), 10)
+}
+
+// Get implements flag.Getter.
+func (b *byteSize) Get() any { return *b }

@@ -6,11 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"strings"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/blob/s3"
@@ -18,8 +19,16 @@ import (
 )
 
 // backends are the connections every long-running subcommand opens.
+//
+// The API tier bounds every dependency call by AVIARY_DEPENDENCY_TIMEOUT
+// (docs/outages.md): apiDB bounds each statement and pool wait, and the
+// Redis client honours context deadlines (ContextTimeoutEnabled) with dial,
+// read, write and pool timeouts of the same bound per attempt. db, for the
+// workers and start-up work, keeps only the connect bound: a task's batch
+// may take longer than a request may wait.
 type backends struct {
 	db      *postgres.DB
+	apiDB   *postgres.DB
 	redis   redis.UniversalClient
 	asynqRC asynq.RedisConnOpt
 	blobs   blob.Store
@@ -43,25 +52,24 @@ func newLogger(cfg *config, w io.Writer) *slog.Logger {
 	if strings.EqualFold(cfg.LogFormat, "text") {
 		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(api.LogHandler{Handler: h})
+	return slog.New(logctx.Handler{Handler: h})
 }
 
 func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends, error) {
 	b := &backends{}
-	db, err := postgres.Open(ctx, cfg.DatabaseURL)
-	if err != nil {
+	if err := b.openDatabases(ctx, cfg); err != nil {
+		b.Close()
 		return nil, err
 	}
-	b.db = db
-	b.closers = append(b.closers, db.Close)
+	var err error
 	if b.asynqRC, err = asynq.ParseRedisURI(cfg.RedisURL); err != nil {
 		b.Close()
 		return nil, fmt.Errorf("parse AVIARY_REDIS_URL: %w", err)
 	}
-	ropts, err := redis.ParseURL(cfg.RedisURL)
+	ropts, err := redisOptions(cfg)
 	if err != nil {
 		b.Close()
-		return nil, fmt.Errorf("parse AVIARY_REDIS_URL: %w", err)
+		return nil, err
 	}
 	rc := redis.NewClient(ropts)
 	b.redis = rc
@@ -71,6 +79,44 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends
 		return nil, err
 	}
 	return b, nil
+}
+
+// openDatabases opens the two pools on AVIARY_DATABASE_URL: db (connect
+// bound only) and apiDB (every call bound), both by AVIARY_DEPENDENCY_TIMEOUT.
+func (b *backends) openDatabases(ctx context.Context, cfg *config) error {
+	for _, p := range []struct {
+		db   **postgres.DB
+		opts postgres.Options
+	}{
+		{&b.db, postgres.Options{ConnectTimeout: cfg.DependencyTimeout}},
+		{&b.apiDB, postgres.Options{ConnectTimeout: cfg.DependencyTimeout, CallTimeout: cfg.DependencyTimeout}},
+	} {
+		db, err := postgres.OpenWith(ctx, cfg.DatabaseURL, p.opts)
+		if err != nil {
+			return err
+		}
+		*p.db = db
+		b.closers = append(b.closers, db.Close)
+	}
+	return nil
+}
+
+// redisOptions parses AVIARY_REDIS_URL and bounds every command: go-redis
+// honours context deadlines (the limiter's, the nonce check's, readiness')
+// and gives each dial, read, write and pool wait AVIARY_DEPENDENCY_TIMEOUT
+// unless the URL sets its own (dial_timeout=..., read_timeout=...).
+func redisOptions(cfg *config) (*redis.Options, error) {
+	opts, err := redis.ParseURL(cfg.RedisURL)
+	if err != nil {
+		return nil, fmt.Errorf("parse AVIARY_REDIS_URL: %w", err)
+	}
+	opts.ContextTimeoutEnabled = true
+	for _, d := range []*time.Duration{&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.PoolTimeout} {
+		if *d == 0 {
+			*d = cfg.DependencyTimeout
+		}
+	}
+	return opts, nil
 }
 
 func (b *backends) openBlobs(ctx context.Context, cfg *config, log *slog.Logger) error {

@@ -1,8 +1,8 @@
 // Command aviary runs every tier of Aviary from one binary:
 //
 //	aviary api      the HTTP tier
-//	aviary worker   an asynq worker (plus the compliance reconciler)
-//	aviary dev      migrate, then api + worker + reconciler in one process
+//	aviary worker   an asynq worker (plus the sweepers)
+//	aviary dev      migrate, then api + worker + sweepers in one process
 //	aviary migrate  apply database migrations (idempotent)
 //	aviary admin    manage apps, users, tokens and user states
 //
@@ -37,7 +37,7 @@ const usage = `usage: aviary <command> [flags]
 commands:
   api       serve the HTTP API
   worker    process queued tasks
-  dev       migrate, then run api, worker and reconciler in one process
+  dev       migrate, then run api, worker and sweepers in one process
   migrate   apply database migrations
   admin     manage apps, users and tokens (aviary admin help)
 `

@@ -12,14 +12,16 @@ import (
 
 const jobColumns = `id, app_id, type, name, resumable, status, upload_key, result_key, upload_url, download_url,
 	upload_expires_at, download_expires_at, created_at, updated_at, enqueued_at, started_at, heartbeat_at,
-	completed_at, attempts, lines_read, malformed_lines, result_lines, failure_reason`
+	completed_at, attempts, lines_read, malformed_lines, result_lines, failure_reason,
+	upload_started_at, upload_lease_until, uploaded_at, upload_bytes, blobs_deleted_at`
 
 func scanJob(row pgx.Row) (storage.ComplianceJob, error) {
 	var j storage.ComplianceJob
 	err := row.Scan(&j.ID, &j.AppID, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadKey, &j.ResultKey,
 		&j.UploadURL, &j.DownloadURL, &j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt, &j.UpdatedAt,
 		&j.EnqueuedAt, &j.StartedAt, &j.HeartbeatAt, &j.CompletedAt, &j.Attempts, &j.LinesRead,
-		&j.MalformedLines, &j.ResultLines, &j.FailureReason)
+		&j.MalformedLines, &j.ResultLines, &j.FailureReason,
+		&j.UploadStartedAt, &j.UploadLeaseUntil, &j.UploadedAt, &j.UploadBytes, &j.BlobsDeletedAt)
 	return j, err
 }
 
@@ -117,18 +119,88 @@ func (db *DB) MarkComplianceEnqueued(ctx context.Context, id int64, at time.Time
 // an attempt that finds an already stored result can complete with the
 // counts recorded before it was stored. started is false (and the job is
 // returned as stored) when the job is already complete or failed.
+//
+// A created job starts only when it is its turn (see ComplianceJobTurn):
+// otherwise it fails with storage.ErrJobBusy and is left as it is. Starts
+// and creations of one app are serialized, so the check cannot race.
 func (db *DB) StartComplianceJob(ctx context.Context, id int64, at time.Time) (job storage.ComplianceJob, started bool, err error) {
-	job, err = scanJob(db.pool.QueryRow(ctx, `UPDATE compliance_jobs SET status = 'in_progress',
-		started_at = COALESCE(started_at, $2), heartbeat_at = $2, updated_at = $2, attempts = attempts + 1
-		WHERE id = $1 AND status IN ('created', 'in_progress') RETURNING `+jobColumns, id, at))
-	if err == nil {
-		return job, true, nil
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		job, err = scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs WHERE id = $1`, id))
+		if err != nil || job.Status.Final() {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, job.AppID); err != nil {
+			return fmt.Errorf("lock app: %w", err)
+		}
+		if job.Status == storage.JobCreated {
+			if err := mayStart(ctx, tx, job); err != nil {
+				return err
+			}
+		}
+		job, err = scanJob(tx.QueryRow(ctx, `UPDATE compliance_jobs SET status = 'in_progress',
+			started_at = COALESCE(started_at, $2), heartbeat_at = $2, updated_at = $2, attempts = attempts + 1
+			WHERE id = $1 AND status IN ('created', 'in_progress') RETURNING `+jobColumns, id, at))
+		started = err == nil
+		return err
+	})
+	return job, started, wrap(fmt.Sprintf("start compliance job %d", id), err)
+}
+
+// jobsAhead is true while another job of the app and type of job $3 is in
+// progress, or an older one is uploaded and waiting to start.
+const jobsAhead = `EXISTS(SELECT 1 FROM compliance_jobs WHERE app_id = $1 AND type = $2 AND id <> $3
+	AND (status = 'in_progress' OR (status = 'created' AND id < $3 AND uploaded_at IS NOT NULL)))`
+
+// mayStart returns storage.ErrJobBusy while it is not job's turn.
+func mayStart(ctx context.Context, tx pgx.Tx, job storage.ComplianceJob) error {
+	var busy bool
+	if err := tx.QueryRow(ctx, `SELECT `+jobsAhead, job.AppID, job.Type, job.ID).Scan(&busy); err != nil {
+		return fmt.Errorf("check jobs ahead: %w", err)
 	}
-	if translate(err) != storage.ErrNotFound {
-		return job, false, wrap(fmt.Sprintf("start compliance job %d", id), err)
+	if busy {
+		return storage.ErrJobBusy
 	}
-	job, err = db.ComplianceJob(ctx, id)
-	return job, false, err
+	return nil
+}
+
+// ComplianceJobTurn reports whether job may start now: no other job of its
+// app and type is in progress, and none older is uploaded and waiting. At
+// most one job per app and type runs at a time, and uploaded jobs start
+// oldest first. The sweeper asks before it enqueues; StartComplianceJob
+// enforces it.
+func (db *DB) ComplianceJobTurn(ctx context.Context, job storage.ComplianceJob) (bool, error) {
+	var busy bool
+	err := db.pool.QueryRow(ctx, `SELECT `+jobsAhead, job.AppID, job.Type, job.ID).Scan(&busy)
+	return !busy, wrap(fmt.Sprintf("check the turn of compliance job %d", job.ID), err)
+}
+
+// NextComplianceJob returns the oldest uploaded job of an app and type still
+// waiting to start (the one whose turn comes when the job ahead of it ends),
+// or storage.ErrNotFound when none waits.
+func (db *DB) NextComplianceJob(ctx context.Context, appID int64, jobType string) (storage.ComplianceJob, error) {
+	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs
+		WHERE app_id = $1 AND type = $2 AND status = 'created' AND uploaded_at IS NOT NULL
+		ORDER BY id LIMIT 1`, appID, jobType))
+	return j, wrap(fmt.Sprintf("next %s compliance job of app %d", jobType, appID), err)
+}
+
+// RecordComplianceUpload records an upload found in the blob store that did
+// not come through the upload gateway, so the job takes its place in line.
+// The first record wins; a job that is no longer created, or whose upload a
+// live gateway claim is still streaming, is left alone.
+func (db *DB) RecordComplianceUpload(ctx context.Context, id int64, size int64, at time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET uploaded_at = $2, upload_bytes = $3
+		WHERE id = $1 AND status = 'created' AND uploaded_at IS NULL
+		AND (upload_claim IS NULL OR upload_lease_until < $2)`, id, at, size)
+	return wrap(fmt.Sprintf("record upload of compliance job %d", id), err)
+}
+
+// RequeueComplianceJob puts a created job that found itself busy back to
+// waiting: it is no longer counted as enqueued, so the sweeper looks at it
+// again on its next tick.
+func (db *DB) RequeueComplianceJob(ctx context.Context, id int64) error {
+	_, err := db.pool.Exec(ctx, `UPDATE compliance_jobs SET enqueued_at = NULL WHERE id = $1 AND status = 'created'`, id)
+	return wrap(fmt.Sprintf("requeue compliance job %d", id), err)
 }
 
 // HeartbeatComplianceJob records progress of an in-progress job.

@@ -8,6 +8,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -18,44 +21,72 @@ import (
 
 // DB is the PostgreSQL-backed store for every record type.
 type DB struct {
-	pool *pgxpool.Pool
+	pool  *pgxpool.Pool
+	bound time.Duration
+}
+
+// Options tune how a DB reaches the server. The zero value waits as long
+// as the caller's context allows, which suits migrations and the workers'
+// long batches.
+type Options struct {
+	// CallTimeout bounds every statement (and every wait for a pooled
+	// connection) on top of the caller's context, so a hung server or
+	// network costs a request at most this long per call; the call then
+	// fails with storage.ErrUnavailable. 0 means no bound.
+	CallTimeout time.Duration
+	// ConnectTimeout bounds opening one connection, TLS and start-up
+	// included. 0 keeps the URL's connect_timeout (none by default).
+	ConnectTimeout time.Duration
 }
 
 // Open connects to the database at url and checks the connection.
 func Open(ctx context.Context, url string) (*DB, error) {
+	return OpenWith(ctx, url, Options{})
+}
+
+// OpenWith is Open with opts.
+func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	if opts.ConnectTimeout > 0 {
+		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
+	}
+	if opts.CallTimeout > 0 {
+		cfg.ConnConfig.Tracer = boundTracer{bound: opts.CallTimeout}
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
 	}
-	if err := pool.Ping(ctx); err != nil {
+	db := &DB{pool: pool, bound: opts.CallTimeout}
+	if err := db.Ping(ctx); err != nil {
 		pool.Close()
-		return nil, fmt.Errorf("ping database: %w", err)
+		return nil, err
 	}
-	return &DB{pool: pool}, nil
+	return db, nil
 }
 
 // Close releases the connection pool.
 func (db *DB) Close() { db.pool.Close() }
 
-// Ping reports whether the database answers (readiness).
+// Ping reports whether the database answers (readiness), within the call
+// bound if there is one.
 func (db *DB) Ping(ctx context.Context) error {
-	if err := db.pool.Ping(ctx); err != nil {
-		return fmt.Errorf("ping database: %w", err)
+	if db.bound > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, db.bound)
+		defer cancel()
 	}
-	return nil
+	return wrap("ping database", db.pool.Ping(ctx))
 }
 
 // NextID allocates a new core id (64-bit, time-ordered).
 func (db *DB) NextID(ctx context.Context) (int64, error) {
 	var id int64
-	if err := db.pool.QueryRow(ctx, `SELECT aviary_next_id()`).Scan(&id); err != nil {
-		return 0, fmt.Errorf("allocate id: %w", err)
-	}
-	return id, nil
+	err := db.pool.QueryRow(ctx, `SELECT aviary_next_id()`).Scan(&id)
+	return id, wrap("allocate id", err)
 }
 
 // translate maps driver errors onto the storage sentinels.
@@ -70,7 +101,50 @@ func translate(err error) error {
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 		return fmt.Errorf("%w: %s", storage.ErrConflict, pgErr.ConstraintName)
 	}
+	if unavailable(err) {
+		return fmt.Errorf("%w: %w", storage.ErrUnavailable, err)
+	}
 	return err
+}
+
+// unavailable reports whether err means the server could not be reached or
+// did not answer in time, rather than refusing the statement: a failed
+// connect, a broken connection, a timeout or an expired deadline (the
+// call bound, or the caller's own deadline). A canceled context is not
+// one: the caller gave up, the database did not fail.
+func unavailable(err error) bool {
+	if errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return unavailableCode(pgErr.Code)
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	switch {
+	case errors.As(err, &connectErr), errors.As(err, &netErr):
+		return true
+	case pgconn.Timeout(err), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	for _, broken := range []error{io.EOF, io.ErrUnexpectedEOF, net.ErrClosed, pgconn.ErrConnClosed} {
+		if errors.Is(err, broken) {
+			return true
+		}
+	}
+	return false
+}
+
+// unavailableCode reports whether a server error says the server cannot
+// take work now: connection exceptions (class 08), too many connections,
+// and shutdown or start-up in progress.
+func unavailableCode(code string) bool {
+	switch code {
+	case "53300", "57P01", "57P02", "57P03":
+		return true
+	}
+	return len(code) == 5 && code[:2] == "08"
 }
 
 func wrap(op string, err error) error {
@@ -78,4 +152,42 @@ func wrap(op string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("%s: %w", op, translate(err))
+}
+
+// boundTracer puts a deadline of bound on every statement and every wait
+// for a pooled connection (pgx runs them under the context a tracer
+// returns), and releases it when the call ends.
+type boundTracer struct {
+	bound time.Duration
+}
+
+type cancelKey struct{}
+
+func (b boundTracer) start(ctx context.Context) context.Context {
+	ctx, cancel := context.WithTimeout(ctx, b.bound)
+	return context.WithValue(ctx, cancelKey{}, cancel)
+}
+
+func end(ctx context.Context) {
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
+}
+
+// TraceQueryStart implements pgx.QueryTracer.
+func (b boundTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return b.start(ctx)
+}
+
+// TraceQueryEnd implements pgx.QueryTracer.
+func (boundTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) { end(ctx) }
+
+// TraceAcquireStart implements pgxpool.AcquireTracer.
+func (b boundTracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	return b.start(ctx)
+}
+
+// TraceAcquireEnd implements pgxpool.AcquireTracer.
+func (boundTracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
+	end(ctx)
 }

@@ -15,12 +15,14 @@ import (
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
 // t0 is a fixed instant used wherever a test chooses a time itself.
 var t0 = time.Date(2024, 3, 1, 10, 0, 0, 0, time.UTC)
 
 func TestMigrateIsIdempotent(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t) // already migrated once
 	applied, err := db.Migrate(ctx)
@@ -33,6 +35,7 @@ func TestMigrateIsIdempotent(t *testing.T) {
 }
 
 func TestMigrateConcurrent(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	url := storagetest.NewDatabaseURL(t)
 	all, err := postgres.Migrations()
@@ -86,6 +89,7 @@ func TestMigrateConcurrent(t *testing.T) {
 }
 
 func TestNextID(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
 	before := time.Now()
@@ -122,23 +126,9 @@ func checkIDTime(t *testing.T, id int64, from, to time.Time) {
 
 // --- identity ---------------------------------------------------------------
 
-func newApp(t *testing.T, db *postgres.DB, name string) storage.App {
-	t.Helper()
-	app, err := db.CreateApp(t.Context(), name, "https://example.com/cb")
-	if err != nil {
-		t.Fatalf("CreateApp %s: %v", name, err)
-	}
-	return app
-}
-
-func newUser(t *testing.T, db *postgres.DB, username string) storage.User {
-	t.Helper()
-	u, err := db.CreateUser(t.Context(), username, "Name of "+username)
-	if err != nil {
-		t.Fatalf("CreateUser %s: %v", username, err)
-	}
-	return u
-}
+// Records a test only needs come from storagetest/factory; each test calls
+// the method it is about itself (createApp, CreateUser and CreatePost below
+// stay direct calls because their results are what is checked).
 
 func wantErrIs(t *testing.T, what string, err, target error) {
 	t.Helper()
@@ -148,16 +138,17 @@ func wantErrIs(t *testing.T, what string, err, target error) {
 }
 
 func TestApps(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "birdwatch")
+	app := createApp(t, db, "birdwatch")
 	if app.ID <= 0 || app.Name != "birdwatch" || app.CallbackURL != "https://example.com/cb" {
 		t.Errorf("CreateApp = %+v", app)
 	}
 	if len(app.ConsumerKey) != 25 || len(app.ConsumerSecret) != 50 {
 		t.Errorf("consumer key/secret lengths = %d/%d, want 25/50", len(app.ConsumerKey), len(app.ConsumerSecret))
 	}
-	other := newApp(t, db, "nestcam")
+	other := createApp(t, db, "nestcam")
 	if other.ConsumerKey == app.ConsumerKey {
 		t.Error("two apps got the same consumer key")
 	}
@@ -194,11 +185,22 @@ func TestApps(t *testing.T) {
 	}
 }
 
+// createApp calls CreateApp, which TestApps tests, with a callback URL.
+func createApp(t *testing.T, db *postgres.DB, name string) storage.App {
+	t.Helper()
+	app, err := db.CreateApp(t.Context(), name, "https://example.com/cb")
+	if err != nil {
+		t.Fatalf("CreateApp %s: %v", name, err)
+	}
+	return app
+}
+
 func TestBearerTokens(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	other := newApp(t, db, "b")
+	app := factory.App(t, db, nil)
+	other := factory.App(t, db, nil)
 	first, err := db.CreateBearerToken(ctx, app.ID)
 	if err != nil {
 		t.Fatalf("CreateBearerToken: %v", err)
@@ -251,9 +253,13 @@ func TestBearerTokens(t *testing.T) {
 }
 
 func TestUsers(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	alice := newUser(t, db, "Alice")
+	alice, err := db.CreateUser(ctx, "Alice", "Name of Alice")
+	if err != nil {
+		t.Fatalf("CreateUser Alice: %v", err)
+	}
 	if alice.ID <= 0 || alice.Username != "Alice" || alice.ProtectedAt != nil || alice.DeletedAt != nil {
 		t.Errorf("CreateUser = %+v", alice)
 	}
@@ -276,11 +282,12 @@ func TestUsers(t *testing.T) {
 }
 
 func TestAccessTokens(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	other := newApp(t, db, "b")
-	alice := newUser(t, db, "alice")
+	app := factory.App(t, db, nil)
+	other := factory.App(t, db, nil)
+	alice := factory.User(t, db, nil)
 
 	tok, err := db.EnsureAccessToken(ctx, app.ID, alice.ID, "read")
 	if err != nil {
@@ -331,6 +338,7 @@ func TestAccessTokens(t *testing.T) {
 }
 
 func TestSetUserState(t *testing.T) {
+	t.Parallel()
 	t1 := t0.Add(time.Hour)
 	type stamps struct{ protected, suspended, deactivated, deleted *time.Time }
 	tests := []struct {
@@ -365,9 +373,9 @@ func TestSetUserState(t *testing.T) {
 
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	for i, tt := range tests {
+	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%s after %v", tt.state, tt.setup), func(t *testing.T) {
-			u := newUser(t, db, fmt.Sprintf("user%d", i))
+			u := factory.User(t, db, nil)
 			for _, s := range tt.setup {
 				if _, err := db.SetUserState(ctx, u.ID, s, t0); err != nil {
 					t.Fatalf("setup SetUserState %s: %v", s, err)
@@ -394,7 +402,7 @@ func TestSetUserState(t *testing.T) {
 	}
 
 	t.Run("unknown state", func(t *testing.T) {
-		u := newUser(t, db, "unknownstate")
+		u := factory.User(t, db, nil)
 		if _, err := db.SetUserState(ctx, u.ID, "banished", t1); err == nil {
 			t.Error("SetUserState with an unknown state succeeded")
 		}
@@ -418,10 +426,11 @@ func checkStamp(t *testing.T, what string, got, want *time.Time) {
 }
 
 func TestEnsureAdAccount(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	alice := newUser(t, db, "alice")
-	bob := newUser(t, db, "bob")
+	alice := factory.User(t, db, nil)
+	bob := factory.User(t, db, nil)
 	base36 := regexp.MustCompile(`^[0-9a-z]+$`)
 
 	first, err := db.EnsureAdAccount(ctx, alice.ID, "Alice ads")
@@ -447,9 +456,10 @@ func TestEnsureAdAccount(t *testing.T) {
 // TestEnsureConcurrently runs each Ensure* from 8 goroutines at once: all
 // must get the same record (bootstrap may run from several processes).
 func TestEnsureConcurrently(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "bootstrap")
+	app := factory.App(t, db, nil)
 	token := func(level string) func(int64) (string, error) {
 		return func(user int64) (string, error) {
 			tok, err := db.EnsureAccessToken(ctx, app.ID, user, level)
@@ -480,9 +490,9 @@ func TestEnsureConcurrently(t *testing.T) {
 		{"access token replacing a revoked one", revoked, token("read-write"), " read-write "},
 		{"ad account, none yet", nil, adAccount, " "},
 	}
-	for i, tt := range tests {
+	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			user := newUser(t, db, fmt.Sprintf("concurrent%d", i))
+			user := factory.User(t, db, nil)
 			gone := "\x00never"
 			if tt.prepare != nil {
 				gone = tt.prepare(t, user.ID)
@@ -523,20 +533,12 @@ func TestEnsureConcurrently(t *testing.T) {
 
 // --- posts ------------------------------------------------------------------
 
-func newPost(t *testing.T, db *postgres.DB, author, app int64, text string) storage.Post {
-	t.Helper()
-	p, err := db.CreatePost(t.Context(), storage.Post{AuthorID: author, AppID: app, Text: text})
-	if err != nil {
-		t.Fatalf("CreatePost: %v", err)
-	}
-	return p
-}
-
 func TestPosts(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	alice := newUser(t, db, "alice")
+	app := factory.App(t, db, nil)
+	alice := factory.User(t, db, nil)
 
 	withApp, err := db.CreatePost(ctx, storage.Post{AuthorID: alice.ID, AppID: app.ID, Text: "hello", PaidPartnership: true})
 	if err != nil {
@@ -546,7 +548,10 @@ func TestPosts(t *testing.T) {
 		!withApp.PaidPartnership || withApp.DeletedAt != nil || withApp.CreatedAt.IsZero() {
 		t.Errorf("CreatePost = %+v", withApp)
 	}
-	noApp := newPost(t, db, alice.ID, 0, "no app")
+	noApp, err := db.CreatePost(ctx, storage.Post{AuthorID: alice.ID, Text: "no app"})
+	if err != nil {
+		t.Fatalf("CreatePost: %v", err)
+	}
 	if noApp.AppID != 0 || noApp.ID <= withApp.ID {
 		t.Errorf("CreatePost without app = %+v (previous id %d)", noApp, withApp.ID)
 	}
@@ -579,19 +584,14 @@ func TestPosts(t *testing.T) {
 }
 
 func TestPostStatusesAndUsersByIDs(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	alice := newUser(t, db, "alice")
-	bob := newUser(t, db, "bob")
-	if _, err := db.SetUserState(ctx, bob.ID, "suspended", t0); err != nil {
-		t.Fatal(err)
-	}
-	live := newPost(t, db, alice.ID, 0, "live")
-	gone := newPost(t, db, alice.ID, 0, "gone")
-	if _, err := db.DeletePost(ctx, gone.ID, t0); err != nil {
-		t.Fatal(err)
-	}
-	bobs := newPost(t, db, bob.ID, 0, "bob's")
+	alice := factory.User(t, db, &factory.UserOpts{Username: "alice"})
+	bob := factory.User(t, db, &factory.UserOpts{Username: "bob", SuspendedAt: &t0})
+	live := factory.Post(t, db, &factory.PostOpts{Author: alice, Text: "live"})
+	gone := factory.Post(t, db, &factory.PostOpts{Author: alice, Text: "gone", DeletedAt: &t0})
+	bobs := factory.Post(t, db, &factory.PostOpts{Author: bob, Text: "bob's"})
 	unknown := bobs.ID + 1000
 
 	statuses, err := db.PostStatuses(ctx, []int64{unknown, bobs.ID, live.ID, gone.ID, live.ID})
@@ -660,26 +660,19 @@ func jobRecord(ctx context.Context, db *postgres.DB, appID int64, typ string) (s
 		return storage.ComplianceJob{}, err
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	prefix := fmt.Sprintf("compliance/%d/%d/", appID, id)
+	up, res := storage.ComplianceUploadKey(appID, id), storage.ComplianceResultKey(appID, id)
 	return storage.ComplianceJob{
 		ID: id, AppID: appID, Type: typ, Name: "job " + ids.Format(id),
-		UploadKey: prefix + "upload.txt", ResultKey: prefix + "result.json",
-		UploadURL: "http://127.0.0.1/blobs/" + prefix + "upload.txt", DownloadURL: "http://127.0.0.1/blobs/" + prefix + "result.json",
-		UploadExpiresAt: now.Add(15 * time.Minute), DownloadExpiresAt: now.Add(7 * 24 * time.Hour), CreatedAt: now,
+		UploadKey: up, ResultKey: res, UploadURL: "http://127.0.0.1/blobs/" + up, DownloadURL: "http://127.0.0.1/blobs/" + res,
+		UploadExpiresAt: now.Add(storage.ComplianceUploadURLTTL), DownloadExpiresAt: now.Add(storage.ComplianceDownloadURLTTL), CreatedAt: now,
 	}, nil
 }
 
-func newJob(t *testing.T, db *postgres.DB, appID int64, typ string) storage.ComplianceJob {
+// newJob records a created job of app (as the API does, see
+// factory.ComplianceJob).
+func newJob(t *testing.T, db *postgres.DB, app storage.App, typ string) storage.ComplianceJob {
 	t.Helper()
-	rec, err := jobRecord(t.Context(), db, appID, typ)
-	if err != nil {
-		t.Fatalf("job record: %v", err)
-	}
-	j, err := db.CreateComplianceJob(t.Context(), rec)
-	if err != nil {
-		t.Fatalf("CreateComplianceJob: %v", err)
-	}
-	return j
+	return factory.ComplianceJob(t, db, &factory.ComplianceJobOpts{App: app, Type: typ})
 }
 
 func startJob(t *testing.T, db *postgres.DB, id int64, at time.Time) storage.ComplianceJob {
@@ -700,10 +693,11 @@ func jobIDs(jobs []storage.ComplianceJob) []int64 {
 }
 
 func TestCreateComplianceJob(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	other := newApp(t, db, "b")
+	app := factory.App(t, db, nil)
+	other := factory.App(t, db, nil)
 	rec, err := jobRecord(ctx, db, app.ID, storage.ComplianceTypeTweets)
 	if err != nil {
 		t.Fatal(err)
@@ -740,19 +734,18 @@ func TestCreateComplianceJob(t *testing.T) {
 }
 
 func TestListComplianceJobs(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	other := newApp(t, db, "b")
-	tw1 := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
-	us1 := newJob(t, db, app.ID, storage.ComplianceTypeUsers)
-	tw2 := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
-	newJob(t, db, other.ID, storage.ComplianceTypeTweets)
-	tw3 := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
-	startJob(t, db, tw2.ID, t0)
-	if err := db.FailComplianceJob(ctx, tw1.ID, "boom", t0); err != nil {
-		t.Fatal(err)
-	}
+	app := factory.App(t, db, nil)
+	other := factory.App(t, db, nil)
+	tw1 := factory.ComplianceJob(t, db, &factory.ComplianceJobOpts{App: app, Type: storage.ComplianceTypeTweets,
+		Status: storage.JobFailed, FailureReason: "boom", CompletedAt: t0})
+	us1 := newJob(t, db, app, storage.ComplianceTypeUsers)
+	tw2 := newJob(t, db, app, storage.ComplianceTypeTweets)
+	newJob(t, db, other, storage.ComplianceTypeTweets)
+	tw3 := newJob(t, db, app, storage.ComplianceTypeTweets)
+	startJob(t, db, tw2.ID, t0) // only now: a job in progress blocks creating tw3
 
 	tests := []struct {
 		name   string
@@ -788,14 +781,15 @@ func TestListComplianceJobs(t *testing.T) {
 }
 
 func TestCreateComplianceJobConflict(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	other := newApp(t, db, "b")
-	queued := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
+	app := factory.App(t, db, nil)
+	other := factory.App(t, db, nil)
+	queued := newJob(t, db, app, storage.ComplianceTypeTweets)
 	// A created (not yet started) job does not block another one.
-	waiting := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
-	startJob(t, db, waiting.ID, t0)
+	waiting := factory.ComplianceJob(t, db, &factory.ComplianceJobOpts{App: app, Type: storage.ComplianceTypeTweets,
+		Status: storage.JobInProgress, StartedAt: t0})
 
 	tests := []struct {
 		name    string
@@ -829,7 +823,7 @@ func TestCreateComplianceJobConflict(t *testing.T) {
 	if err := db.CompleteComplianceJob(ctx, waiting.ID, storage.ComplianceProgress{}, t0); err != nil {
 		t.Fatal(err)
 	}
-	newJob(t, db, app.ID, storage.ComplianceTypeTweets)
+	newJob(t, db, app, storage.ComplianceTypeTweets)
 	// Starting the other queued job blocks creation again.
 	startJob(t, db, queued.ID, t0)
 	rec, err := jobRecord(ctx, db, app.ID, storage.ComplianceTypeTweets)
@@ -841,11 +835,12 @@ func TestCreateComplianceJobConflict(t *testing.T) {
 }
 
 func TestCreateComplianceJobConflictConcurrent(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
-	running := newJob(t, db, app.ID, storage.ComplianceTypeUsers)
-	startJob(t, db, running.ID, t0)
+	app := factory.App(t, db, nil)
+	running := factory.ComplianceJob(t, db, &factory.ComplianceJobOpts{App: app, Type: storage.ComplianceTypeUsers,
+		Status: storage.JobInProgress, StartedAt: t0})
 
 	const n = 16
 	errs := make([]error, n)
@@ -873,13 +868,14 @@ func TestCreateComplianceJobConflictConcurrent(t *testing.T) {
 }
 
 func TestComplianceJobTransitions(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	app := newApp(t, db, "a")
+	app := factory.App(t, db, nil)
 	t1, t2, t3 := t0.Add(time.Minute), t0.Add(2*time.Minute), t0.Add(3*time.Minute)
 	progress := storage.ComplianceProgress{LinesRead: 10, MalformedLines: 2, ResultLines: 3}
 
-	j := newJob(t, db, app.ID, storage.ComplianceTypeTweets)
+	j := newJob(t, db, app, storage.ComplianceTypeTweets)
 	err := db.CompleteComplianceJob(ctx, j.ID, progress, t1)
 	wantErrIs(t, "Complete a created job", err, storage.ErrConflict)
 
@@ -952,10 +948,11 @@ func TestComplianceJobTransitions(t *testing.T) {
 		}{{"from created", false}, {"from in_progress", true}}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				j := newJob(t, db, app.ID, storage.ComplianceTypeUsers)
+				opts := &factory.ComplianceJobOpts{App: app, Type: storage.ComplianceTypeUsers}
 				if tt.start {
-					startJob(t, db, j.ID, t0)
+					opts.Status, opts.StartedAt = storage.JobInProgress, t0
 				}
+				j := factory.ComplianceJob(t, db, opts)
 				if err := db.FailComplianceJob(ctx, j.ID, "the reason", t1); err != nil {
 					t.Fatalf("Fail: %v", err)
 				}
@@ -1005,38 +1002,30 @@ func progressOf(j storage.ComplianceJob) storage.ComplianceProgress {
 }
 
 func TestComplianceJobsToReconcile(t *testing.T) {
+	t.Parallel()
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
-	appA := newApp(t, db, "a")
-	appB := newApp(t, db, "b")
+	appA := factory.App(t, db, nil)
+	appB := factory.App(t, db, nil)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	staleBefore := now.Add(-time.Minute)
 	old := now.Add(-10 * time.Minute)
 
-	// Create everything first: a job in progress would block creation.
-	neverEnqueued := newJob(t, db, appA.ID, storage.ComplianceTypeTweets)
-	enqueuedLongAgo := newJob(t, db, appA.ID, storage.ComplianceTypeTweets)
-	enqueuedRecently := newJob(t, db, appA.ID, storage.ComplianceTypeTweets)
-	staleRunning := newJob(t, db, appA.ID, storage.ComplianceTypeUsers)
-	freshRunning := newJob(t, db, appB.ID, storage.ComplianceTypeUsers)
-	complete := newJob(t, db, appB.ID, storage.ComplianceTypeTweets)
-	failed := newJob(t, db, appB.ID, storage.ComplianceTypeTweets)
-
-	if err := db.MarkComplianceEnqueued(ctx, enqueuedLongAgo.ID, old); err != nil {
-		t.Fatal(err)
+	// Each app has at most one job of a type in progress, so none blocks
+	// the creation of another.
+	job := func(app storage.App, typ string, opts factory.ComplianceJobOpts) storage.ComplianceJob {
+		t.Helper()
+		opts.App, opts.Type = app, typ
+		return factory.ComplianceJob(t, db, &opts)
 	}
-	if err := db.MarkComplianceEnqueued(ctx, enqueuedRecently.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	startJob(t, db, staleRunning.ID, old)
-	startJob(t, db, freshRunning.ID, now)
-	startJob(t, db, complete.ID, old)
-	if err := db.CompleteComplianceJob(ctx, complete.ID, storage.ComplianceProgress{}, old); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.FailComplianceJob(ctx, failed.ID, "x", old); err != nil {
-		t.Fatal(err)
-	}
+	tweets, users := storage.ComplianceTypeTweets, storage.ComplianceTypeUsers
+	neverEnqueued := job(appA, tweets, factory.ComplianceJobOpts{})
+	enqueuedLongAgo := job(appA, tweets, factory.ComplianceJobOpts{EnqueuedAt: &old})
+	job(appA, tweets, factory.ComplianceJobOpts{EnqueuedAt: &now}) // enqueued recently
+	staleRunning := job(appA, users, factory.ComplianceJobOpts{Status: storage.JobInProgress, StartedAt: old})
+	job(appB, users, factory.ComplianceJobOpts{Status: storage.JobInProgress, StartedAt: now})                    // running, fresh
+	job(appB, tweets, factory.ComplianceJobOpts{Status: storage.JobComplete, StartedAt: old, CompletedAt: old})   // complete
+	job(appB, tweets, factory.ComplianceJobOpts{Status: storage.JobFailed, FailureReason: "x", CompletedAt: old}) // failed
 
 	list := func(limit int) []int64 {
 		t.Helper()

@@ -57,6 +57,48 @@ func (db *DB) PostStatuses(ctx context.Context, postIDs []int64) ([]storage.Post
 	return out, wrap("scan post statuses", err)
 }
 
+// PostsNeedingAction is PostStatuses narrowed to what a compliance job
+// writes: only the known posts that need action (the post or its author
+// deleted, the author suspended, deactivated or protected), with only the
+// columns the check reads (Author carries its id and state times, not its
+// username or name). Most ids of a job need no action, so filtering in the
+// query spares sending, decoding and discarding their rows.
+func (db *DB) PostsNeedingAction(ctx context.Context, postIDs []int64) ([]storage.PostStatus, error) {
+	rows, err := db.pool.Query(ctx, `SELECT p.id, p.created_at, p.deleted_at, p.author_id,
+		u.protected_at, u.suspended_at, u.deactivated_at, u.deleted_at
+		FROM posts p JOIN users u ON u.id = p.author_id WHERE p.id = ANY($1)
+		AND (p.deleted_at IS NOT NULL OR u.deleted_at IS NOT NULL OR u.suspended_at IS NOT NULL
+		     OR u.deactivated_at IS NOT NULL OR u.protected_at IS NOT NULL)`, postIDs)
+	if err != nil {
+		return nil, wrap("query posts needing action", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.PostStatus, error) {
+		var s storage.PostStatus
+		u := &s.Author
+		err := row.Scan(&s.ID, &s.CreatedAt, &s.DeletedAt, &u.ID, &u.ProtectedAt, &u.SuspendedAt, &u.DeactivatedAt, &u.DeletedAt)
+		return s, err
+	})
+	return out, wrap("scan posts needing action", err)
+}
+
+// UsersNeedingAction is UsersByIDs narrowed to the known users that need
+// compliance action (deleted, suspended, deactivated or protected), without
+// their username and name.
+func (db *DB) UsersNeedingAction(ctx context.Context, userIDs []int64) ([]storage.User, error) {
+	rows, err := db.pool.Query(ctx, `SELECT u.id, u.created_at, u.protected_at, u.suspended_at, u.deactivated_at, u.deleted_at
+		FROM users u WHERE u.id = ANY($1) AND (u.deleted_at IS NOT NULL OR u.suspended_at IS NOT NULL
+		     OR u.deactivated_at IS NOT NULL OR u.protected_at IS NOT NULL)`, userIDs)
+	if err != nil {
+		return nil, wrap("query users needing action", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.User, error) {
+		var u storage.User
+		err := row.Scan(&u.ID, &u.CreatedAt, &u.ProtectedAt, &u.SuspendedAt, &u.DeactivatedAt, &u.DeletedAt)
+		return u, err
+	})
+	return out, wrap("scan users needing action", err)
+}
+
 // UsersByIDs returns the known users among ids.
 func (db *DB) UsersByIDs(ctx context.Context, userIDs []int64) ([]storage.User, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ANY($1)`, userIDs)

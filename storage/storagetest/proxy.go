@@ -1,7 +1,6 @@
 package storagetest
 
 import (
-	"io"
 	"net"
 	"sync"
 	"testing"
@@ -9,14 +8,21 @@ import (
 
 // Proxy relays TCP connections to a real service and can take it away:
 // Cut closes every open connection, SetDown(true) also refuses new ones
-// until SetDown(false). Tests use it to make Redis or S3 unreachable for one
-// process while the service itself keeps running.
+// until SetDown(false), and Freeze makes the service hang: connections stay
+// open and new ones are accepted, but no byte is relayed in either direction
+// until Thaw. Tests use it to make Redis, PostgreSQL or S3 unreachable or
+// unresponsive for one process while the service itself keeps running.
 type Proxy struct {
 	ln     net.Listener
 	target string
 	mu     sync.Mutex
 	down   bool
 	conns  map[net.Conn]bool
+	// thawed is closed while bytes flow; Freeze replaces it with an open
+	// channel, Thaw closes that one.
+	thawed chan struct{}
+	// closed is closed when the test ends, releasing frozen relays.
+	closed chan struct{}
 }
 
 // NewProxy listens on a free loopback port and relays to target; it stops
@@ -27,9 +33,12 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	if err != nil {
 		t.Fatalf("proxy listen: %v", err)
 	}
-	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]bool{}}
+	p := &Proxy{ln: ln, target: target, conns: map[net.Conn]bool{},
+		thawed: make(chan struct{}), closed: make(chan struct{})}
+	close(p.thawed)
 	t.Cleanup(func() {
 		ln.Close()
+		close(p.closed)
 		p.SetDown(true)
 	})
 	go p.accept()
@@ -73,9 +82,66 @@ func (p *Proxy) relay(c net.Conn) {
 		}
 		return
 	}
-	go func() { _, _ = io.Copy(up, c); up.Close() }()
-	_, _ = io.Copy(c, up)
+	go func() { p.pipe(up, c); up.Close() }()
+	p.pipe(c, up)
 	c.Close()
+}
+
+// pipe copies src to dst until either fails, holding every chunk while the
+// proxy is frozen.
+func (p *Proxy) pipe(dst, src net.Conn) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if !p.waitThawed() {
+				return
+			}
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// waitThawed blocks while the proxy is frozen; false when the test ended.
+func (p *Proxy) waitThawed() bool {
+	p.mu.Lock()
+	thawed := p.thawed
+	p.mu.Unlock()
+	select {
+	case <-thawed:
+		return true
+	case <-p.closed:
+		return false
+	}
+}
+
+// Freeze stops relaying: open connections stay open and new ones are
+// accepted (and dialled through), but what either side sends is held until
+// Thaw, so the service looks hung rather than down.
+func (p *Proxy) Freeze() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.thawed:
+		p.thawed = make(chan struct{})
+	default: // already frozen
+	}
+}
+
+// Thaw relays again, delivering what was held while frozen.
+func (p *Proxy) Thaw() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	select {
+	case <-p.thawed:
+	default:
+		close(p.thawed)
+	}
 }
 
 // Cut closes every open connection and returns how many client

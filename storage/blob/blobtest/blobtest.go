@@ -15,14 +15,13 @@ import (
 	"github.com/aviary-dev/aviary/storage/blob"
 )
 
-// Exercise runs the blob.Store contract. newStore is called once per subtest
-// (subtests run in parallel) and must return an empty store.
+// Exercise runs the blob.Store contract, and the blob.Multiparter contract
+// (subtests named Multipart*) if the stores implement it; they are skipped
+// otherwise. newStore is called once per subtest (subtests run in parallel)
+// and must return an empty store.
 func Exercise(t *testing.T, newStore func(t *testing.T) blob.Store) {
 	t.Helper()
-	tests := []struct {
-		name string
-		run  func(t *testing.T, s blob.Store)
-	}{
+	tests := []storeTest{
 		{"RoundTrip", testRoundTrip},
 		{"Overwrite", testOverwrite},
 		{"ParentAndChildKeys", testParentAndChildKeys},
@@ -39,12 +38,21 @@ func Exercise(t *testing.T, newStore func(t *testing.T) blob.Store) {
 		{"PresignWrongMethod", testPresignWrongMethod},
 		{"Ping", testPing},
 	}
+	for _, mt := range multipartTests {
+		tests = append(tests, storeTest{mt.name, withMultiparter(mt.run)})
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			tc.run(t, newStore(t))
 		})
 	}
+}
+
+// storeTest is one subtest of Exercise.
+type storeTest struct {
+	name string
+	run  func(t *testing.T, s blob.Store)
 }
 
 func testPing(t *testing.T, s blob.Store) {

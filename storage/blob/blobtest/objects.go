@@ -233,20 +233,22 @@ func testDelete(t *testing.T, s blob.Store) {
 	mustEqual(t, s, key, []byte("again"))
 }
 
+// invalidKeys are keys every driver must reject with blob.ErrInvalidKey.
+var invalidKeys = map[string]string{
+	"empty":          "",
+	"absolute":       "/etc/passwd",
+	"trailing slash": "dir/",
+	"double slash":   "a//b",
+	"dot dot":        "a/../b",
+	"only dot dot":   "..",
+	"dot segment":    "./a",
+	"backslash":      `a\b`,
+	"nul byte":       "a\x00b",
+	"too long":       strings.Repeat("k", 1025),
+}
+
 func testInvalidKey(t *testing.T, s blob.Store) {
-	keys := map[string]string{
-		"empty":          "",
-		"absolute":       "/etc/passwd",
-		"trailing slash": "dir/",
-		"double slash":   "a//b",
-		"dot dot":        "a/../b",
-		"only dot dot":   "..",
-		"dot segment":    "./a",
-		"backslash":      `a\b`,
-		"nul byte":       "a\x00b",
-		"too long":       strings.Repeat("k", 1025),
-	}
-	for name, key := range keys {
+	for name, key := range invalidKeys {
 		t.Run(name, func(t *testing.T) {
 			for method, err := range callAll(t, s, key) {
 				if !errors.Is(err, blob.ErrInvalidKey) {

@@ -28,6 +28,22 @@ func (s *Store) Handler() http.Handler {
 	return http.HandlerFunc(s.serveHTTP)
 }
 
+// VerifyRequest reports whether r carries a valid, unexpired signature for
+// its method and blob path, as Handler checks it; a caller that counts
+// requests (rate limits) uses it to count only signed ones, so forged
+// requests cost the object's owner nothing.
+func (s *Store) VerifyRequest(r *http.Request) error {
+	key, ok := strings.CutPrefix(r.URL.Path, pathPrefix)
+	if !ok || !blob.ValidKey(key) {
+		return blob.ErrInvalidKey
+	}
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
+	return s.verify(method, key, r.URL.Query(), time.Now())
+}
+
 func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	key, ok := strings.CutPrefix(r.URL.Path, pathPrefix)
 	if !ok || !blob.ValidKey(key) {

@@ -6,6 +6,7 @@
 // On-disk layout (all under Dir):
 //
 //	.signing-key             32 random bytes, 0600 (unless Options.SigningKey)
+//	.uploads/<id>/           open multipart uploads (see CreateMultipart)
 //	tmp/                     in-flight writes, renamed into objects/ when complete
 //	objects/a.d/b.d/c.blob   the bytes of key "a/b/c"
 //	objects/a.d/b.d/c.meta   JSON sidecar: content type and ETag
@@ -37,6 +38,7 @@ const DefaultMaxUploadBytes int64 = 10 << 30
 
 const (
 	objectsDir = "objects"
+	uploadsDir = ".uploads"
 	tmpDir     = "tmp"
 	dirSuffix  = ".d"
 	dataSuffix = ".blob"
@@ -66,9 +68,10 @@ type Options struct {
 // use by several goroutines and by several processes sharing Dir.
 type Store struct {
 	objects string
+	uploads string
 	tmp     string
 	baseURL string
-	key     []byte
+	signer  *blob.URLSigner
 	maxPut  int64
 	log     *slog.Logger
 }
@@ -86,9 +89,9 @@ func New(opts Options) (*Store, error) {
 	}
 	s := &Store{
 		objects: filepath.Join(opts.Dir, objectsDir),
+		uploads: filepath.Join(opts.Dir, uploadsDir),
 		tmp:     filepath.Join(opts.Dir, tmpDir),
 		baseURL: base,
-		key:     opts.SigningKey,
 		maxPut:  opts.MaxUploadBytes,
 		log:     opts.Logger,
 	}
@@ -98,16 +101,21 @@ func New(opts Options) (*Store, error) {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	for _, d := range []string{s.objects, s.tmp} {
+	for _, d := range []string{s.objects, s.uploads, s.tmp} {
 		if err := os.MkdirAll(d, 0o750); err != nil {
 			return nil, fmt.Errorf("local blob store: %w", err)
 		}
 	}
 	removeStaleTemps(s.tmp, staleTempAge)
-	if len(s.key) == 0 {
-		if s.key, err = loadOrCreateKey(filepath.Join(opts.Dir, signingKeyFile)); err != nil {
+	s.removeStaleUploads(staleUploadAge)
+	key := opts.SigningKey
+	if len(key) == 0 {
+		if key, err = loadOrCreateKey(filepath.Join(opts.Dir, signingKeyFile)); err != nil {
 			return nil, err
 		}
+	}
+	if s.signer, err = blob.NewURLSigner(key); err != nil {
+		return nil, fmt.Errorf("local blob store: %w", err)
 	}
 	return s, nil
 }
@@ -116,17 +124,29 @@ func New(opts Options) (*Store, error) {
 // leftover of a crashed write.
 const staleTempAge = 24 * time.Hour
 
-// removeStaleTemps deletes leftovers of crashed writes; errors are ignored.
+// removeStaleTemps deletes leftovers of crashed writes (files, and
+// directories of multipart uploads being created or removed); errors are
+// ignored.
 func removeStaleTemps(dir string, age time.Duration) {
+	for _, name := range staleEntries(dir, age) {
+		os.RemoveAll(filepath.Join(dir, name))
+	}
+}
+
+// staleEntries lists the names of dir's entries last modified more than age
+// ago.
+func staleEntries(dir string, age time.Duration) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return nil
 	}
+	var names []string
 	for _, e := range entries {
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
-			os.Remove(filepath.Join(dir, e.Name()))
+			names = append(names, e.Name())
 		}
 	}
+	return names
 }
 
 func parseBaseURL(raw string) (string, error) {

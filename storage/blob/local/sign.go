@@ -2,10 +2,7 @@ package local
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -13,23 +10,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aviary-dev/aviary/storage/blob"
 )
 
-// Query parameters of a presigned URL.
-const (
-	paramMethod    = "X-Aviary-Method"
-	paramExpires   = "X-Aviary-Expires"
-	paramSignature = "X-Aviary-Signature"
-)
-
 const (
 	signingKeyFile = ".signing-key"
-	signingKeySize = 32
+	signingKeySize = blob.SigningKeySize
 )
 
 // PresignPut returns a URL that lets a plain HTTP client PUT key until ttl
@@ -44,6 +33,8 @@ func (s *Store) PresignGet(ctx context.Context, key string, ttl time.Duration) (
 	return s.presign("presign get", http.MethodGet, key, ttl)
 }
 
+// presign signs method on key (the resource, see blob.URLSigner) until ttl
+// elapses.
 func (s *Store) presign(op, method, key string, ttl time.Duration) (string, error) {
 	if err := blob.CheckKey(op, key); err != nil {
 		return "", err
@@ -51,47 +42,13 @@ func (s *Store) presign(op, method, key string, ttl time.Duration) (string, erro
 	if err := blob.CheckTTL(op, key, ttl); err != nil {
 		return "", err
 	}
-	expires := strconv.FormatInt(time.Now().Add(ttl).Unix(), 10)
-	q := url.Values{
-		paramMethod:    {method},
-		paramExpires:   {expires},
-		paramSignature: {hex.EncodeToString(s.sign(method, key, expires))},
-	}
+	q := s.signer.Sign(method, key, time.Now().Add(ttl))
 	return s.baseURL + pathPrefix + escapeKey(key) + "?" + q.Encode(), nil
 }
 
-// sign is HMAC-SHA256 over method "\n" key "\n" expires.
-func (s *Store) sign(method, key, expires string) []byte {
-	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(method + "\n" + key + "\n" + expires))
-	return m.Sum(nil)
-}
-
-// Reasons a presigned request is refused.
-var (
-	errBadSignature = errors.New("the URL's signature is missing or invalid")
-	errWrongMethod  = errors.New("the URL was not signed for this method")
-	errExpired      = errors.New("the URL has expired")
-)
-
 // verify checks a presigned request for key made with method.
 func (s *Store) verify(method, key string, q url.Values, now time.Time) error {
-	if q.Get(paramMethod) != method {
-		return errWrongMethod
-	}
-	expires := q.Get(paramExpires)
-	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil {
-		return errBadSignature
-	}
-	sig, err := hex.DecodeString(q.Get(paramSignature))
-	if err != nil || !hmac.Equal(sig, s.sign(method, key, expires)) {
-		return errBadSignature
-	}
-	if now.Unix() > exp {
-		return errExpired
-	}
-	return nil
+	return s.signer.Verify(method, key, q, now)
 }
 
 // escapeKey path-escapes each segment of key.

@@ -55,41 +55,50 @@ func (m markReader) Read(p []byte) (int, error) {
 }
 
 // write streams r into key atomically and returns the new object's ETag.
-// The data file is renamed into place before its sidecar, so for a moment a
-// reader may see the new bytes with the previous content type.
 func (s *Store) write(ctx context.Context, key string, r io.Reader, size int64, contentType string) (string, error) {
-	tmpData, etag, err := s.spool(ctx, r, size)
+	tmpData, etag, _, err := s.spool(ctx, r, size)
 	if err != nil {
 		return "", err
 	}
 	if contentType == "" {
 		contentType = blob.DefaultContentType
 	}
-	tmpMeta, err := s.writeMetaTemp(meta{ContentType: contentType, ETag: etag})
+	if err := s.commit(key, tmpData, meta{ContentType: contentType, ETag: etag}); err != nil {
+		return "", err
+	}
+	return etag, nil
+}
+
+// commit installs the complete temp file tmpData as key's data, with m as
+// its sidecar; tmpData is removed on failure. The data file is renamed into
+// place before its sidecar, so for a moment a reader may see the new bytes
+// with the previous content type.
+func (s *Store) commit(key, tmpData string, m meta) error {
+	tmpMeta, err := s.writeMetaTemp(m)
 	if err != nil {
 		os.Remove(tmpData)
-		return "", err
+		return err
 	}
 	data, metaPath := s.paths(key)
 	if err := install(tmpData, data); err != nil {
 		os.Remove(tmpData)
 		os.Remove(tmpMeta)
-		return "", err
+		return err
 	}
 	if err := install(tmpMeta, metaPath); err != nil {
 		os.Remove(tmpMeta)
-		return "", err
+		return err
 	}
 	syncDir(filepath.Dir(data))
-	return etag, nil
+	return nil
 }
 
-// spool copies r into a fresh fsynced temp file and returns its path and
-// ETag. With size >= 0 the body must be exactly size bytes.
-func (s *Store) spool(ctx context.Context, r io.Reader, size int64) (path, etag string, err error) {
+// spool copies r into a fresh fsynced temp file and returns its path, ETag
+// and length. With size >= 0 the body must be exactly size bytes.
+func (s *Store) spool(ctx context.Context, r io.Reader, size int64) (path, etag string, n int64, err error) {
 	f, err := os.CreateTemp(s.tmp, "put-*")
 	if err != nil {
-		return "", "", err
+		return "", "", 0, err
 	}
 	defer func() {
 		if err != nil {
@@ -102,36 +111,42 @@ func (s *Store) spool(ctx context.Context, r io.Reader, size int64) (path, etag 
 		src = io.LimitReader(src, size+1)
 	}
 	h := md5.New()
-	n, err := io.CopyBuffer(io.MultiWriter(f, h), src, make([]byte, copyBufSize))
-	if err != nil {
-		return "", "", err
+	if n, err = io.CopyBuffer(io.MultiWriter(f, h), src, make([]byte, copyBufSize)); err != nil {
+		return "", "", 0, err
 	}
 	if size >= 0 && n != size {
-		return "", "", &readError{fmt.Errorf("body length differs from declared size %d", size)}
+		return "", "", 0, &readError{fmt.Errorf("body length differs from declared size %d", size)}
 	}
-	if err := f.Sync(); err != nil {
-		return "", "", err
+	if err := closeSynced(f); err != nil {
+		return "", "", 0, err
 	}
-	if err := f.Close(); err != nil {
-		return "", "", err
-	}
-	return f.Name(), `"` + hex.EncodeToString(h.Sum(nil)) + `"`, nil
+	return f.Name(), `"` + hex.EncodeToString(h.Sum(nil)) + `"`, n, nil
+}
+
+// closeSynced fsyncs and closes f.
+func closeSynced(f *os.File) error {
+	serr := f.Sync()
+	return errors.Join(serr, f.Close())
 }
 
 // writeMetaTemp writes m to a fresh fsynced temp file and returns its path.
 func (s *Store) writeMetaTemp(m meta) (string, error) {
-	b, err := json.Marshal(m)
+	return writeJSONTemp(s.tmp, "meta-*", m)
+}
+
+// writeJSONTemp writes v as JSON to a fresh fsynced file in dir, named
+// after pattern (see os.CreateTemp), and returns its path.
+func writeJSONTemp(dir, pattern string, v any) (string, error) {
+	b, err := json.Marshal(v)
 	if err != nil {
 		return "", err
 	}
-	f, err := os.CreateTemp(s.tmp, "meta-*")
+	f, err := os.CreateTemp(dir, pattern)
 	if err != nil {
 		return "", err
 	}
 	_, werr := f.Write(b)
-	serr := f.Sync()
-	cerr := f.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
+	if err := errors.Join(werr, closeSynced(f)); err != nil {
 		os.Remove(f.Name())
 		return "", err
 	}

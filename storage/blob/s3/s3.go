@@ -1,7 +1,9 @@
 // Package s3 is the blob.Store driver for S3-compatible servers (AWS S3,
 // MinIO, Ceph, R2, ...) on aws-sdk-go-v2. Objects are streamed in both
-// directions; uploads of unknown size go through multipart upload in 5 MiB
-// parts, so memory stays bounded (PartSize × uploadConcurrency).
+// directions; uploads of unknown size go through a multipart upload in
+// parts of at least 5 MiB, so memory stays bounded (part size ×
+// uploadConcurrency). The Store also implements blob.Multiparter on S3's
+// multipart upload calls.
 package s3
 
 import (
@@ -12,7 +14,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	awss3 "github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -31,12 +32,22 @@ const (
 // API is the subset of *s3.Client the Store uses, so tests can inject
 // faults. *s3.Client implements it.
 type API interface {
-	manager.UploadAPIClient
+	PutObject(ctx context.Context, in *awss3.PutObjectInput, opts ...func(*awss3.Options)) (*awss3.PutObjectOutput, error)
 	GetObject(ctx context.Context, in *awss3.GetObjectInput, opts ...func(*awss3.Options)) (*awss3.GetObjectOutput, error)
 	HeadObject(ctx context.Context, in *awss3.HeadObjectInput, opts ...func(*awss3.Options)) (*awss3.HeadObjectOutput, error)
 	DeleteObject(ctx context.Context, in *awss3.DeleteObjectInput, opts ...func(*awss3.Options)) (*awss3.DeleteObjectOutput, error)
 	HeadBucket(ctx context.Context, in *awss3.HeadBucketInput, opts ...func(*awss3.Options)) (*awss3.HeadBucketOutput, error)
 	CreateBucket(ctx context.Context, in *awss3.CreateBucketInput, opts ...func(*awss3.Options)) (*awss3.CreateBucketOutput, error)
+	MultipartAPI
+}
+
+// MultipartAPI is the multipart upload part of API.
+type MultipartAPI interface {
+	CreateMultipartUpload(ctx context.Context, in *awss3.CreateMultipartUploadInput, opts ...func(*awss3.Options)) (*awss3.CreateMultipartUploadOutput, error)
+	UploadPart(ctx context.Context, in *awss3.UploadPartInput, opts ...func(*awss3.Options)) (*awss3.UploadPartOutput, error)
+	ListParts(ctx context.Context, in *awss3.ListPartsInput, opts ...func(*awss3.Options)) (*awss3.ListPartsOutput, error)
+	CompleteMultipartUpload(ctx context.Context, in *awss3.CompleteMultipartUploadInput, opts ...func(*awss3.Options)) (*awss3.CompleteMultipartUploadOutput, error)
+	AbortMultipartUpload(ctx context.Context, in *awss3.AbortMultipartUploadInput, opts ...func(*awss3.Options)) (*awss3.AbortMultipartUploadOutput, error)
 }
 
 // Presigner is the subset of *s3.PresignClient the Store uses.
@@ -63,7 +74,8 @@ func NewFromAPI(api API, presigner Presigner, bucket, region string) *Store {
 
 // Put stores r under key. With size >= 0 it is one PutObject (multipart
 // beyond 5 GiB); with size -1 the body is streamed as a multipart upload in
-// 5 MiB parts. S3 makes the object visible only once complete.
+// 5 MiB parts (one PutObject if it fits one part). S3 makes the object
+// visible only once complete.
 func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error {
 	if err := blob.CheckKey("put", key); err != nil {
 		return err
@@ -95,22 +107,6 @@ func unsignedIfStream(r io.Reader) func(*awss3.Options) {
 			o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
 		}
 	}
-}
-
-// upload streams in through a multipart upload; a failed upload is aborted.
-func (s *Store) upload(ctx context.Context, in *awss3.PutObjectInput, size int64) error {
-	u := manager.NewUploader(s.api, func(u *manager.Uploader) {
-		u.PartSize = partSize(size)
-		u.Concurrency = uploadConcurrency
-	})
-	_, err := u.Upload(ctx, in)
-	return err
-}
-
-// partSize is the smallest allowed part size that fits size in maxParts
-// parts (size -1: the minimum, allowing objects up to ~48 GiB).
-func partSize(size int64) int64 {
-	return max(manager.MinUploadPartSize, (size+maxParts-1)/maxParts)
 }
 
 // Get opens key for reading; the caller closes the reader.

@@ -1,0 +1,58 @@
+package httpx
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// ErrResponseStarted marks failures after the status line was sent; Adapt
+// only logs them. Wrap it (with the cause) in such errors.
+var ErrResponseStarted = errors.New("response already started")
+
+// WriteJSON sends body as the JSON response with status.
+func WriteJSON(w http.ResponseWriter, status int, body any) error {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(body); err != nil {
+		return fmt.Errorf("encode response: %w: %w", ErrResponseStarted, err)
+	}
+	return nil
+}
+
+// TimeFormat is how the platform renders timestamps: UTC, milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+
+// FormatID renders a core id as the API shows it (a decimal string).
+func FormatID(id int64) string { return ids.Format(id) }
+
+// Principal returns the authenticated caller. Every Endpoint is mounted
+// behind its auth.Requirement, so its absence is a wiring bug (panic).
+func Principal(r *http.Request) auth.Principal {
+	p, ok := auth.PrincipalFrom(r.Context())
+	if !ok {
+		panic("httpx: endpoint served without authentication")
+	}
+	return p
+}
+
+// PathID parses the path value name as a core id.
+func PathID(r *http.Request, name string) (int64, error) {
+	raw := r.PathValue(name)
+	id, ok := validation.ParseID(raw)
+	if !ok {
+		return 0, FieldErrors([]validation.FieldError{validation.IDError(name, raw)})
+	}
+	return id, nil
+}

@@ -1,0 +1,16 @@
+package posts
+
+import (
+	"context"
+	"time"
+
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// Store is the record access the post endpoints need (storage/postgres.DB
+// satisfies it).
+type Store interface {
+	CreatePost(ctx context.Context, p storage.Post) (storage.Post, error)
+	PostByID(ctx context.Context, id int64) (storage.Post, error)
+	DeletePost(ctx context.Context, id int64, at time.Time) (storage.Post, error)
+}

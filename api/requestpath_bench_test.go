@@ -1,0 +1,46 @@
+package api_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
+)
+
+// BenchmarkGetComplianceJob drives GET /2/compliance/jobs/{id} with a bearer
+// token through the whole API handler on real PostgreSQL and Redis (no
+// network client), without and with the credential cache, for profiles:
+//
+//	go test -run '^$' -bench GetComplianceJob -cpuprofile cpu.out ./api/
+//
+// Figures are reported, never asserted.
+func BenchmarkGetComplianceJob(b *testing.B) {
+	bd := setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
+	path := "/2/compliance/jobs/" + ids.Format(job.ID)
+	rc, prefix := storagetest.RedisPrefix(b)
+	_, cached := cachedReplica(b, bd.db, rc, prefix, prefix+"auth-invalidate")
+	for _, bc := range []struct {
+		name    string
+		handler http.Handler
+	}{{"uncached", bd.api}, {"cached", cached}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					req := httptest.NewRequest(http.MethodGet, path, nil)
+					req.Header.Set("Authorization", bd.bearer)
+					rec := httptest.NewRecorder()
+					bc.handler.ServeHTTP(rec, req)
+					if rec.Code != http.StatusOK {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body)
+					}
+				}
+			})
+		})
+	}
+}

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/hibiken/asynq/x/metrics"
+	"github.com/hibiken/asynqmon"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/admin"
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/posts"
+	"github.com/aviary-dev/aviary/api/ratelimit"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// newModules builds every API feature module from the backends.
+func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) (api.Modules, error) {
+	val := validation.New()
+	uploads, err := uploadSigner(b)
+	if err != nil {
+		return api.Modules{}, err
+	}
+	// The upload gateway enqueues a job as soon as its upload is recorded;
+	// the workers' sweeper stays the fallback.
+	queue := asynq.NewClient(b.asynqRC)
+	b.closers = append(b.closers, func() { queue.Close() })
+	return api.Modules{
+		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
+			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
+		Posts: posts.New(posts.Deps{Store: b.apiDB, Validator: val}),
+	}, nil
+}
+
+// uploadSigningKey names the key of the compliance upload URLs in
+// PostgreSQL's url_signing_keys.
+const uploadSigningKey = "compliance-upload"
+
+// uploadSigner signs the compliance upload URLs with the key every API
+// replica shares through PostgreSQL (the first replica to start stores it).
+func uploadSigner(b *backends) (*blob.URLSigner, error) {
+	candidate, err := blob.NewSigningKey()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key, err := b.db.URLSigningKey(ctx, uploadSigningKey, candidate)
+	if err != nil {
+		return nil, fmt.Errorf("load the upload URL signing key: %w", err)
+	}
+	return blob.NewURLSigner(key)
+}
+
+// newAPIHandler assembles the API handler with its middleware and mounts;
+// reg receives its metrics (and, in dev mode, the workers').
+func newAPIHandler(cfg *config, b *backends, log *slog.Logger, reg *prometheus.Registry) (*api.Server, error) {
+	errWriter := apierr.Writer{ProblemsBase: cfg.ProblemsBase, Logger: log}
+	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), cfg.PublicURL, time.Now, errWriter)
+	if err != nil {
+		return nil, fmt.Errorf("configure authentication: %w", err)
+	}
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	inspector := asynq.NewInspector(b.asynqRC)
+	reg.MustRegister(metrics.NewQueueMetricsCollector(inspector))
+	b.closers = append(b.closers, func() { inspector.Close() })
+	mounts, err := newMounts(cfg, b, errWriter, log)
+	if err != nil {
+		return nil, err
+	}
+	limiter := ratelimit.NewLimiter(b.redis, "aviary:", time.Now, errWriter)
+	if h, ok := mounts["/blobs/"]; ok {
+		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
+	}
+	modules, err := newModules(cfg, b, errWriter, log)
+	if err != nil {
+		return nil, err
+	}
+	return api.New(api.Deps{
+		Modules: modules,
+		Auth:    authn,
+		Limiter: limiter,
+		Errors:  errWriter, Logger: log, Registerer: reg, Gatherer: reg, Mounts: mounts,
+		RateLimitScale: cfg.RateLimitScale,
+		Ready: []api.Check{
+			{Name: "database", Check: b.apiDB.Ping},
+			{Name: "redis", Check: func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }},
+			{Name: "blobs", Check: b.blobs.Ping},
+		},
+	}), nil
+}
+
+// newMounts builds the non-API handlers the listener serves: the local blob
+// driver's presigned URLs and the queue dashboard behind the admin guard
+// (api/admin: basic auth, a login throttle shared through Redis, a
+// same-origin check on writes).
+func newMounts(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) (map[string]http.Handler, error) {
+	m := map[string]http.Handler{}
+	if b.local != nil {
+		m["/blobs/"] = b.local.Handler()
+	}
+	if cfg.AdminPassword != "" {
+		guard, err := admin.New(admin.Options{User: cfg.AdminUser, Password: cfg.AdminPassword, PublicURL: cfg.PublicURL,
+			Throttle: admin.NewRedisThrottle(b.redis, "aviary:admin-login:", admin.DefaultLimits), Errors: errs, Logger: log})
+		if err != nil {
+			return nil, fmt.Errorf("configure /admin/queues: %w", err)
+		}
+		mon := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: b.asynqRC, ReadOnly: false})
+		m["/admin/queues/"] = guard.Wrap(mon)
+		b.closers = append(b.closers, func() { mon.Close() })
+	}
+	return m, nil
+}
+
+// blobRequestsPerJob is the limit on /blobs/ requests (the local driver's
+// download URLs) per compliance job and 15-minute window: room for a
+// download manager's range requests, not for a flood.
+const blobRequestsPerJob = 150
+
+// limitBlobsPerJob rate limits the local driver's /blobs/ handler per
+// compliance job (the job of the object key), scaled like every endpoint's
+// limit. Keys of no compliance job are not limited.
+func limitBlobsPerJob(l *ratelimit.Limiter, scale float64, verify func(*http.Request) error, next http.Handler) http.Handler {
+	if scale <= 0 {
+		scale = 1
+	}
+	rule := ratelimit.Rule{Name: "blobs_per_job", Limit: max(int(float64(blobRequestsPerJob)*scale), 1), Window: httpx.Window,
+		Scope: ratelimit.PerResource, Resource: "job"}
+	limited := l.Middleware(rule)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Only signed requests count: forged ones (the handler answers 403)
+		// must not use up the job owner's quota.
+		if id, ok := storage.ComplianceJobOfKey(strings.TrimPrefix(r.URL.Path, "/blobs/")); ok && verify(r) == nil {
+			r.SetPathValue(rule.Resource, strconv.FormatInt(id, 10))
+			limited.ServeHTTP(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// principalStore is the credential store of authentication: the API's pool
+// behind an in-process cache (auth.Cache) that drops entries when a change
+// is announced on Redis pub/sub (aviary admin announces revocations and user
+// state changes) and after ttl (AVIARY_AUTH_CACHE_TTL) otherwise; ttl 0 means
+// no cache.
+func principalStore(b *backends, ttl time.Duration) auth.Store {
+	if ttl == 0 {
+		return b.apiDB
+	}
+	cache := auth.NewCache(ttl, time.Now)
+	ctx, cancel := context.WithCancel(context.Background())
+	cache.Start(ctx, b.redis, auth.InvalidationChannel)
+	b.closers = append(b.closers, cancel)
+	return auth.CachedStore(b.apiDB, cache)
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+)
+
+// outageLimit is a generous multiple of the default dependency timeout
+// (500ms): it only proves a call did not wait for a driver default (go-redis
+// took 5 s and more, pgx waits forever). No timed assertion for speed.
+const outageLimit = 3 * time.Second
+
+// TestBackendsBoundDependencyCalls opens the backends as `aviary api` does,
+// against a private Redis and a proxied PostgreSQL, freezes both, and checks
+// that calls without any deadline of their own still give up quickly.
+func TestBackendsBoundDependencyCalls(t *testing.T) {
+	rp := storagetest.PrivateRedis(t)
+	_, dbURL := storagetest.NewDB(t)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := storagetest.NewProxy(t, u.Host)
+	u.Host = px.Addr()
+	clearConfigEnv(t, map[string]string{"AVIARY_DATABASE_URL": u.String(), "AVIARY_REDIS_URL": "redis://" + rp.Addr + "/0",
+		"AVIARY_BLOB_DRIVER": "local", "AVIARY_BLOB_DIR": t.TempDir()})
+	cfg, _, err := parseFlags("api", nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := openBackends(context.Background(), cfg, newLogger(cfg, io.Discard))
+	if err != nil {
+		t.Fatalf("open backends: %v", err)
+	}
+	defer b.Close()
+	calls := []struct {
+		name        string
+		call        func(context.Context) error
+		unavailable bool // the error must wrap storage.ErrUnavailable
+	}{
+		{"redis ping", func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }, false},
+		{"API database lookup", func(ctx context.Context) error { _, err := b.apiDB.AppByBearerToken(ctx, "x"); return err }, true},
+	}
+	rp.Freeze()
+	px.Freeze()
+	defer px.Thaw()
+	defer rp.Thaw()
+	for _, c := range calls {
+		t.Run(c.name, func(t *testing.T) {
+			elapsed, err := callWithWatchdog(c.call)
+			if err == nil {
+				t.Fatal("call to a frozen dependency succeeded")
+			}
+			if c.unavailable && !errors.Is(err, storage.ErrUnavailable) {
+				t.Errorf("err %v; want storage.ErrUnavailable", err)
+			}
+			if elapsed >= outageLimit {
+				t.Errorf("gave up after %v; want under %v (%v)", elapsed.Round(time.Millisecond), outageLimit, err)
+			}
+		})
+	}
+}
+
+// callWithWatchdog runs call with a context that has no deadline and waits
+// at most 10 s for it.
+func callWithWatchdog(call func(context.Context) error) (time.Duration, error) {
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- call(context.Background()) }()
+	select {
+	case err := <-done:
+		return time.Since(start), err
+	case <-time.After(10 * time.Second):
+		return time.Since(start), errors.New("no answer after 10s")
+	}
+}
+
+// TestRedisOptions: the URL's own timeouts win over AVIARY_DEPENDENCY_TIMEOUT,
+// and deadlines are always honoured.
+func TestRedisOptions(t *testing.T) {
+	cfg := &config{RedisURL: "redis://127.0.0.1:6379/2?read_timeout=2s", DependencyTimeout: 300 * time.Millisecond}
+	opts, err := redisOptions(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.ContextTimeoutEnabled || opts.DB != 2 || opts.ReadTimeout != 2*time.Second ||
+		opts.DialTimeout != cfg.DependencyTimeout || opts.WriteTimeout != cfg.DependencyTimeout || opts.PoolTimeout != cfg.DependencyTimeout {
+		t.Errorf("options %+v", opts)
+	}
+}
+
+// TestDependencyTimeoutSetting: AVIARY_DEPENDENCY_TIMEOUT defaults to 500ms
+// and must be a positive duration.
+func TestDependencyTimeoutSetting(t *testing.T) {
+	tests := []struct {
+		env     string
+		want    time.Duration
+		wantErr string
+	}{
+		{"", 500 * time.Millisecond, ""},
+		{"2s", 2 * time.Second, ""},
+		{"0s", 0, "AVIARY_DEPENDENCY_TIMEOUT (-dependency-timeout) must be a positive duration"},
+		{"-1s", 0, "AVIARY_DEPENDENCY_TIMEOUT"},
+		{"500", 0, `AVIARY_DEPENDENCY_TIMEOUT="500"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.env, func(t *testing.T) {
+			clearConfigEnv(t, map[string]string{"AVIARY_DEPENDENCY_TIMEOUT": tt.env})
+			cfg, _, err := parseFlags("api", nil, io.Discard)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v; want one mentioning %s", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || cfg.DependencyTimeout != tt.want {
+				t.Fatalf("DependencyTimeout %v (%v); want %v", cfg.DependencyTimeout, err, tt.want)
+			}
+		})
+	}
+}

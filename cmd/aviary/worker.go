@@ -1,0 +1,116 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/workers"
+	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/sweep"
+)
+
+// sweeper is a sweep.Sweeper of any record type.
+type sweeper interface {
+	Run(ctx context.Context)
+	Nudge()
+}
+
+// runWorkers runs the asynq server and, if enabled, the sweepers until ctx
+// ends; in-flight tasks get the shutdown grace, then return to the queue.
+// reg receives the task metrics.
+func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger, reg prometheus.Registerer) error {
+	queues, err := cfg.queues()
+	if err != nil {
+		return err
+	}
+	srv := workers.NewServer(b.asynqRC, workers.ServerConfig{
+		Queues: queues, Concurrency: cfg.WorkerConcurrency, ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
+	})
+	processor := &compliance.Processor{Store: b.db, Blobs: b.blobs, Logger: log}
+	var wg sync.WaitGroup
+	sctx, cancel := context.WithCancel(ctx)
+	if cfg.Reconcile {
+		// A finished job hands the next one of its app and type straight
+		// to the uploads sweeper instead of waiting for its tick.
+		processor.Next = startSweepers(sctx, &wg, cfg, b, log)
+	}
+	mux := workers.NewMux(workers.Deps{Compliance: processor, Logger: log, Registerer: reg})
+	if err := srv.Start(mux); err != nil {
+		cancel()
+		wg.Wait()
+		return fmt.Errorf("start worker: %w", err)
+	}
+	log.Info("worker started", "queues", queues, "concurrency", cfg.WorkerConcurrency)
+	<-ctx.Done()
+	log.Info("worker shutting down", "grace", cfg.ShutdownTimeout)
+	cancel()
+	wg.Wait()
+	srv.Shutdown()
+	return nil
+}
+
+// startSweepers runs one sweeper per domain, all on one queue client, and
+// returns the compliance uploads sweeper.
+func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *backends, log *slog.Logger) *sweep.Sweeper[storage.ComplianceJob] {
+	queue := asynq.NewClient(b.asynqRC)
+	inspector := asynq.NewInspector(b.asynqRC)
+	locker := sweep.RedisLocker{Client: b.redis, Prefix: "aviary:lock:"}
+	uploads := &sweep.Sweeper[storage.ComplianceJob]{
+		Source: &compliance.Uploads{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	}
+	// Retention deletes finished jobs' blobs after their retention
+	// (docs/compliance-lifecycle.md): a sweep source like uploads, so one
+	// replica per tick does it under the same kind of Redis lease.
+	retention := &sweep.Sweeper[storage.ComplianceJob]{
+		Source: &compliance.Retention{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "retention")},
+		Queue:  queue, Locker: locker,
+		Logger: log.With("component", "retention"), Interval: cfg.ReconcileInterval,
+	}
+	sweepers := []sweeper{uploads, retention}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer queue.Close()
+		defer inspector.Close()
+		var inner sync.WaitGroup
+		for _, s := range sweepers {
+			inner.Go(func() { s.Run(ctx) })
+		}
+		inner.Wait()
+	}()
+	startUploadWatch(ctx, wg, cfg, uploads, log)
+	return uploads
+}
+
+// serveWorkerMetrics serves reg (plus Go and process metrics) at /metrics on
+// addr for a standalone worker; stop closes the listener.
+func serveWorkerMetrics(addr string, reg *prometheus.Registry, log *slog.Logger) (stop func(), err error) {
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for worker metrics on %s: %w", addr, err)
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	go func() {
+		if err := srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Warn("worker metrics listener stopped", "err", err)
+		}
+	}()
+	log.Info("worker metrics listening", "addr", ln.Addr().String())
+	return func() { _ = srv.Close() }, nil
+}

@@ -1,0 +1,215 @@
+// Package archtest checks the import rules of the Aviary layout
+// (shared/design/layout.md, "Import rules") on every `make test`.
+//
+// The rules are the table Rules below; Check applies it to a list of
+// packages and Load produces that list with `go list`. For every import the
+// first rule it breaks, in table order, is reported, so specific rules come
+// before the broad allow-lists that would also catch the import.
+package archtest
+
+import (
+	"slices"
+	"strings"
+)
+
+// Module is the import path of the module whose layout is checked.
+const Module = "github.com/aviary-dev/aviary"
+
+// Files says which files of a package a rule looks at.
+type Files uint8
+
+const (
+	// Code is the package's non-test files (go list Imports).
+	Code Files = 1 << iota
+	// Tests is its _test.go files, internal and external (go list
+	// TestImports and XTestImports).
+	Tests
+	// All is both.
+	All = Code | Tests
+)
+
+// Rule is one line of the layout: the packages it applies to, the files it
+// reads, and either the imports it forbids (Deny) or the only ones it permits
+// (Allow). Reason is printed with every violation.
+type Rule struct {
+	Name   string
+	Pkgs   Set
+	Files  Files
+	Deny   Set
+	Allow  Set
+	Reason string
+}
+
+// Rules is the layout, checked in order; see the package doc.
+var Rules = []Rule{
+	{Name: "nothing-imports-cmd", Pkgs: inModule, Files: All,
+		Deny:   tree("cmd"),
+		Reason: "nothing imports cmd: it only wires the binary (layout.md)"},
+	{Name: "api-not-workers", Pkgs: tree("api"), Files: All,
+		Deny:   tree("workers"),
+		Reason: "api never imports workers: the tiers meet only in tasks and storage (layout.md)"},
+	{Name: "workers-not-api", Pkgs: tree("workers"), Files: All,
+		Deny:   tree("api"),
+		Reason: "workers never import api: the tiers meet only in tasks and storage (layout.md)"},
+	{Name: "tasks-leaf", Pkgs: pkgs("tasks"), Files: All,
+		Allow:  anyOf(std, ext("github.com/hibiken/asynq")),
+		Reason: "tasks is a leaf: standard library and asynq only (layout.md)"},
+	{Name: "validation-leaf", Pkgs: pkgs("validation"), Files: All,
+		Allow:  anyOf(std, ext("github.com/go-playground/validator/v10")),
+		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
+	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
+		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
+		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
+	{Name: "drivers-no-handlers", Pkgs: tree("storage/postgres", "storage/blob"), Files: All,
+		Deny:   tree("api", "workers"),
+		Reason: "storage drivers know no API handlers and no queue handlers (layout.md)"},
+	{Name: "features-not-features", Pkgs: feature, Files: All,
+		Deny:   feature,
+		Reason: "feature packages never import each other (layout.md)"},
+	{Name: "features-not-api-root", Pkgs: feature, Files: Code,
+		Deny:   pkgs("api"),
+		Reason: "the api root assembles the features; a feature never imports it (layout.md)"},
+	{Name: "features-no-drivers", Pkgs: feature, Files: Code,
+		Deny:   anyOf(tree("storage/postgres"), below("storage/blob")),
+		Reason: "a feature talks to its own narrow store interface, never a storage driver (layout.md)"},
+	{Name: "features-no-ratelimit", Pkgs: feature, Files: Code,
+		Deny:   pkgs("api/ratelimit"),
+		Reason: "a feature sets Endpoint.Limit; only api/httpx uses api/ratelimit (layout.md)"},
+	{Name: "adsx-ads-only", Pkgs: except(feature, below("api/ads")), Files: All,
+		Deny:   pkgs("api/ads/adsx"),
+		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
+	{Name: "feature-imports", Pkgs: feature, Files: Code,
+		Allow:  anyOf(outside, featureKit),
+		Reason: "a feature imports only api/httpx, api/apierr, api/auth, storage, storage/ids, storage/blob, tasks, validation (ads: api/ads/adsx) (layout.md)"},
+	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
+		Allow:  anyOf(outside, featureKit, featureTestKit),
+		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
+	{Name: "domains-not-workers-root", Pkgs: workerDomain, Files: All,
+		Deny:   pkgs("workers"),
+		Reason: "the workers root registers the domains; a domain never imports it (layout.md)"},
+	{Name: "domains-not-domains", Pkgs: workerDomain, Files: All,
+		Deny:   workerDomain,
+		Reason: "worker domains never import each other; share through workers/sweep, tasks or storage (layout.md)"},
+	{Name: "internal-leaves", Pkgs: except(below("internal"), tree("internal/e2e", "internal/archtest")), Files: All,
+		Allow:  std,
+		Reason: "internal packages other than e2e and archtest are leaves: standard library only (layout.md)"},
+}
+
+// apiKit are the shared packages of the api tier; every other package
+// api/X or api/X/Y is a feature.
+var apiKit = pkgs("api", "api/httpx", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx")
+
+// featureKit are the module packages a feature may import.
+var featureKit = pkgs("api/httpx", "api/apierr", "api/auth", "api/ads/adsx",
+	"storage", "storage/ids", "storage/blob", "tasks", "validation")
+
+// featureTestKit are the module packages a feature's tests may import on
+// top of featureKit.
+var featureTestKit = anyOf(apiKit, tree("storage/storagetest"),
+	pkgs("storage/postgres", "storage/blob/local"))
+
+// driverModules are the third-party drivers behind storage/postgres and
+// storage/blob.
+var driverModules = ext("github.com/jackc/pgx", "github.com/aws", "github.com/minio/minio-go")
+
+// Set reports whether a full import path belongs to a group of packages.
+type Set func(path string) bool
+
+// rel returns path relative to Module ("." for the module root) and whether
+// path is a package of the module at all.
+func rel(path string) (string, bool) {
+	if path == Module {
+		return ".", true
+	}
+	r, ok := strings.CutPrefix(path, Module+"/")
+	return r, ok
+}
+
+// inModule is every package of the module.
+func inModule(path string) bool {
+	_, ok := rel(path)
+	return ok
+}
+
+// outside is every package not in the module: standard library and
+// third-party.
+func outside(path string) bool { return !inModule(path) }
+
+// std is the standard library: a first path element without a dot.
+func std(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !inModule(path) && !strings.Contains(first, ".")
+}
+
+// pkgs is exactly the named module packages (paths relative to Module).
+func pkgs(rels ...string) Set {
+	return func(path string) bool {
+		r, ok := rel(path)
+		return ok && slices.Contains(rels, r)
+	}
+}
+
+// tree is the named module packages and every package below them.
+func tree(rels ...string) Set {
+	return func(path string) bool {
+		r, ok := rel(path)
+		return ok && underAny(r, rels, true)
+	}
+}
+
+// below is every module package strictly below dir.
+func below(dir string) Set {
+	return func(path string) bool {
+		r, ok := rel(path)
+		return ok && underAny(r, []string{dir}, false)
+	}
+}
+
+// ext is the named third-party import paths and every package below them.
+func ext(prefixes ...string) Set {
+	return func(path string) bool {
+		return !inModule(path) && underAny(path, prefixes, true)
+	}
+}
+
+// anyOf is the union of sets.
+func anyOf(sets ...Set) Set {
+	return func(path string) bool {
+		for _, s := range sets {
+			if s(path) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// except is s without the packages of not.
+func except(s, not Set) Set {
+	return func(path string) bool { return s(path) && !not(path) }
+}
+
+// feature is a feature package: api/X or api/X/Y that is not in apiKit.
+func feature(path string) bool {
+	r, ok := rel(path)
+	if !ok || apiKit(path) || !strings.HasPrefix(r, "api/") {
+		return false
+	}
+	return strings.Count(r, "/") <= 2
+}
+
+// workerDomain is a package under workers/ other than the workers root and
+// workers/sweep (which the domains share).
+func workerDomain(path string) bool {
+	return below("workers")(path) && !tree("workers/sweep")(path)
+}
+
+// underAny reports whether p is one of dirs (if self) or below one of them.
+func underAny(p string, dirs []string, self bool) bool {
+	for _, d := range dirs {
+		if (self && p == d) || strings.HasPrefix(p, d+"/") {
+			return true
+		}
+	}
+	return false
+}

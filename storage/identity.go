@@ -1,0 +1,55 @@
+package storage
+
+import "time"
+
+// App is a registered developer application.
+type App struct {
+	ID             int64
+	Name           string
+	ConsumerKey    string
+	ConsumerSecret string
+	CallbackURL    string
+	CreatedAt      time.Time
+}
+
+// UserState values used by compliance: a user may be protected and suspended
+// at once; each state records when it began.
+type User struct {
+	ID            int64
+	Username      string
+	Name          string
+	CreatedAt     time.Time
+	ProtectedAt   *time.Time
+	SuspendedAt   *time.Time
+	DeactivatedAt *time.Time
+	DeletedAt     *time.Time
+}
+
+// UserStates names the account states an operator can set.
+var UserStates = []string{"active", "protected", "unprotected", "suspended", "unsuspended", "deactivated", "reactivated", "deleted"}
+
+// Access levels of an AccessToken.
+const (
+	AccessRead      = "read"
+	AccessReadWrite = "read-write"
+)
+
+// AccessToken is an OAuth 1.0a user access token issued to an app.
+type AccessToken struct {
+	Token       string
+	Secret      string
+	AppID       int64
+	UserID      int64
+	AccessLevel string // AccessRead or AccessReadWrite
+	CreatedAt   time.Time
+}
+
+// CanWrite reports whether the token may call endpoints that write.
+func (t AccessToken) CanWrite() bool { return t.AccessLevel == AccessReadWrite }
+
+// BearerToken is an app-only OAuth 2.0 bearer token.
+type BearerToken struct {
+	Token     string
+	AppID     int64
+	CreatedAt time.Time
+}

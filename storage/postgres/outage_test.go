@@ -1,0 +1,138 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+)
+
+// callTimeout is the bound the tests give every call, as
+// AVIARY_DEPENDENCY_TIMEOUT does for the API tier.
+const callTimeout = 500 * time.Millisecond
+
+// outageLimit is a generous multiple of callTimeout: it only proves a call
+// did not wait for pgx's default, which is forever. The repo has no timed
+// assertions for speed.
+const outageLimit = 3 * time.Second
+
+// proxied opens db's database through a proxy the test controls.
+func proxied(t *testing.T, dbURL string, opts postgres.Options) (*postgres.DB, *storagetest.Proxy) {
+	t.Helper()
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := storagetest.NewProxy(t, u.Host)
+	u.Host = px.Addr()
+	db, err := postgres.OpenWith(t.Context(), u.String(), opts)
+	if err != nil {
+		t.Fatalf("open through proxy: %v", err)
+	}
+	t.Cleanup(db.Close)
+	t.Cleanup(func() { px.SetDown(true) }) // first: a call stuck on a regression must not block Close
+	return db, px
+}
+
+// timed runs call with ctx and fails the test if it takes 10 s.
+func timed(t *testing.T, ctx context.Context, call func(context.Context) error) (time.Duration, error) {
+	t.Helper()
+	done := make(chan error, 1)
+	start := time.Now()
+	go func() { done <- call(ctx) }()
+	select {
+	case err := <-done:
+		return time.Since(start), err
+	case <-time.After(10 * time.Second):
+		t.Fatalf("call still waiting after 10s")
+		return 0, nil
+	}
+}
+
+// TestCallTimeoutOutage freezes and then cuts the connection of a DB opened
+// with a CallTimeout: reads, transactional writes and pings fail with
+// storage.ErrUnavailable within the bound even though the caller's context
+// has no deadline, and the DB recovers after a thaw.
+func TestCallTimeoutOutage(t *testing.T) {
+	t.Parallel()
+	direct, dbURL := storagetest.NewDB(t)
+	app, err := direct.CreateApp(t.Context(), "outage", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, px := proxied(t, dbURL, postgres.Options{CallTimeout: callTimeout, ConnectTimeout: callTimeout})
+	calls := map[string]func(context.Context) error{
+		"read": func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err },
+		"write": func(ctx context.Context) error {
+			_, err := db.CreateComplianceJob(ctx, storage.ComplianceJob{ID: time.Now().UnixNano(), AppID: app.ID, Type: "tweets", CreatedAt: time.Now()})
+			return err
+		},
+		"ping": db.Ping,
+	}
+	for _, mode := range []struct {
+		name       string
+		take, give func()
+	}{
+		{"frozen", px.Freeze, px.Thaw},
+		{"down", func() { px.SetDown(true) }, func() { px.SetDown(false) }},
+	} {
+		mode.take()
+		for name, call := range calls {
+			elapsed, err := timed(t, context.Background(), call)
+			if !errors.Is(err, storage.ErrUnavailable) {
+				t.Errorf("%s, %s: err %v; want storage.ErrUnavailable", mode.name, name, err)
+			}
+			if elapsed >= outageLimit {
+				t.Errorf("%s, %s: gave up after %v; want under %v", mode.name, name, elapsed.Round(time.Millisecond), outageLimit)
+			}
+		}
+		mode.give()
+		if err := calls["read"](t.Context()); err != nil {
+			t.Errorf("after %s: read %v", mode.name, err)
+		}
+	}
+}
+
+// TestCallerDeadlineAndCancel: without a CallTimeout a call still honours
+// the caller's deadline (ErrUnavailable when it expires), and a caller that
+// gives up is not reported as an outage.
+func TestCallerDeadlineAndCancel(t *testing.T) {
+	t.Parallel()
+	direct, dbURL := storagetest.NewDB(t)
+	app, err := direct.CreateApp(t.Context(), "deadline", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, px := proxied(t, dbURL, postgres.Options{})
+	read := func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err }
+	px.Freeze()
+	defer px.Thaw()
+
+	deadline, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	if elapsed, err := timed(t, deadline, read); !errors.Is(err, storage.ErrUnavailable) || elapsed >= outageLimit {
+		t.Errorf("caller deadline: err %v after %v; want storage.ErrUnavailable within %v", err, elapsed, outageLimit)
+	}
+	gone, cancelGone := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancelGone)
+	if _, err := timed(t, gone, read); err == nil || errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("caller canceled: err %v; want an error that is not storage.ErrUnavailable", err)
+	}
+}
+
+// TestRefusedInputIsNotAnOutage: a statement the server refuses (here a
+// string it cannot decode) is an ordinary error, neither ErrUnavailable nor
+// ErrNotFound.
+func TestRefusedInputIsNotAnOutage(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	_, err := db.AppByConsumerKey(t.Context(), "\x00")
+	if err == nil || errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("err %v; want a plain error", err)
+	}
+}

@@ -1,0 +1,62 @@
+package workers
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/hibiken/asynq"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/workers/compliance"
+)
+
+// FinalFailer is implemented by handlers that settle their record once a
+// task will not run again (it asked to skip retries, or they are used up);
+// attempts counts the runs, including the last.
+type FinalFailer interface {
+	FinalFailure(ctx context.Context, t *asynq.Task, attempts int, err error)
+}
+
+// Deps are the task handlers a worker serves, plus what the middleware
+// needs. A nil handler's task type is not registered.
+type Deps struct {
+	Compliance *compliance.Processor
+	Logger     *slog.Logger
+	// Registerer receives the task metrics (nil: a private registry).
+	Registerer prometheus.Registerer
+}
+
+// route is one task type and its handler.
+type route struct {
+	taskType string
+	handler  asynq.Handler
+}
+
+// routes lists every task type a worker serves, in one place.
+func (d Deps) routes() []route {
+	var rs []route
+	if d.Compliance != nil {
+		rs = append(rs, route{tasks.TypeComplianceProcess, d.Compliance})
+	}
+	return rs
+}
+
+// NewMux registers every task type on one asynq.ServeMux, each behind the
+// middleware: panics become errors, every run is logged and counted, and a
+// handler that implements FinalFailer hears of its task's final failure.
+func NewMux(d Deps) *asynq.ServeMux {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Registerer == nil {
+		d.Registerer = prometheus.NewRegistry()
+	}
+	m := newTaskMetrics(d.Registerer)
+	mux := asynq.NewServeMux()
+	for _, r := range d.routes() {
+		h := finalFailure(r.handler, recoverPanics(r.handler))
+		mux.Handle(r.taskType, observe(d.Logger, m, h))
+	}
+	return mux
+}
