@@ -29,7 +29,11 @@ func RedisDB(t testing.TB) (addr string, db int) {
 	owner := RandomSuffix(8)
 	for time.Now().Before(deadline) {
 		for n := 1; n <= 15; n++ {
-			if claimRedisDB(ctx, t, n, owner) {
+			ok, err := claimRedisDB(ctx, n, owner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ok {
 				t.Cleanup(func() { releaseRedisDB(n, owner) })
 				return RedisAddr(), n
 			}
@@ -40,42 +44,55 @@ func RedisDB(t testing.TB) (addr string, db int) {
 	return "", 0
 }
 
-func claimRedisDB(ctx context.Context, t testing.TB, n int, owner string) bool {
+// claimRedisDB takes database n for owner if it is free, and empties it.
+func claimRedisDB(ctx context.Context, n int, owner string) (bool, error) {
 	c := redis.NewClient(&redis.Options{Addr: RedisAddr(), DB: n})
 	defer c.Close()
 	ok, err := c.SetNX(ctx, claimKey, owner, 30*time.Minute).Result()
 	if err != nil {
-		t.Fatalf("claim Redis database %d on %s: %v (is Redis running?)", n, RedisAddr(), err)
+		return false, fmt.Errorf("claim Redis database %d on %s: %w (is Redis running?)", n, RedisAddr(), err)
 	}
 	if !ok {
-		return false
+		return false, nil
 	}
-	if err := flushExceptClaim(ctx, c); err != nil {
-		t.Fatalf("flush Redis database %d: %v", n, err)
+	if err := flushKeepingClaim(ctx, c, owner); err != nil {
+		return false, fmt.Errorf("flush Redis database %d: %w", n, err)
 	}
-	return true
+	return true, nil
 }
 
-// flushExceptClaim empties the database but keeps the claim key.
-func flushExceptClaim(ctx context.Context, c *redis.Client) error {
-	owner, err := c.Get(ctx, claimKey).Result()
+// flushKeepingClaim empties the database and writes the claim back in one
+// MULTI/EXEC, so no other test process ever sees the database unclaimed
+// (between a bare FLUSHDB and SET it could claim it too, and the two runs
+// would wipe each other's queues).
+func flushKeepingClaim(ctx context.Context, c *redis.Client, owner string) error {
+	_, err := c.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.FlushDB(ctx)
+		p.Set(ctx, claimKey, owner, 30*time.Minute)
+		return nil
+	})
 	if err != nil {
-		return fmt.Errorf("read claim: %w", err)
-	}
-	if err := c.FlushDB(ctx).Err(); err != nil {
 		return fmt.Errorf("flushdb: %w", err)
 	}
-	return c.Set(ctx, claimKey, owner, 30*time.Minute).Err()
+	return nil
 }
 
+// releaseRedisDB flushes the database if owner still holds it; WATCH makes
+// the check and the flush one step.
 func releaseRedisDB(n int, owner string) {
 	ctx := context.Background()
 	c := redis.NewClient(&redis.Options{Addr: RedisAddr(), DB: n})
 	defer c.Close()
-	if cur, err := c.Get(ctx, claimKey).Result(); err != nil || cur != owner {
-		return
-	}
-	c.FlushDB(ctx)
+	_ = c.Watch(ctx, func(tx *redis.Tx) error {
+		if cur, err := tx.Get(ctx, claimKey).Result(); err != nil || cur != owner {
+			return nil
+		}
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.FlushDB(ctx)
+			return nil
+		})
+		return err
+	}, claimKey)
 }
 
 // RedisPrefix connects to the test Redis and returns a client plus a key
