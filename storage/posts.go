@@ -9,6 +9,7 @@ type Post struct {
 	AppID           int64
 	Text            string
 	PaidPartnership bool
+	MediaIDs        []int64 // attached media, in order
 	CreatedAt       time.Time
 	DeletedAt       *time.Time
 }

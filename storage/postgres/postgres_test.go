@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -561,7 +562,7 @@ func TestPosts(t *testing.T) {
 	}
 
 	got, err := db.PostByID(ctx, withApp.ID)
-	if err != nil || got != withApp {
+	if err != nil || !reflect.DeepEqual(got, withApp) {
 		t.Errorf("PostByID = %+v, %v; want %+v", got, err, withApp)
 	}
 	_, err = db.PostByID(ctx, noApp.ID+1000)

@@ -10,18 +10,18 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-const postColumns = `id, author_id, COALESCE(app_id, 0), text, paid_partnership, created_at, deleted_at`
+const postColumns = `id, author_id, COALESCE(app_id, 0), text, paid_partnership, media_ids, created_at, deleted_at`
 
 func scanPost(row pgx.Row) (storage.Post, error) {
 	var p storage.Post
-	err := row.Scan(&p.ID, &p.AuthorID, &p.AppID, &p.Text, &p.PaidPartnership, &p.CreatedAt, &p.DeletedAt)
+	err := row.Scan(&p.ID, &p.AuthorID, &p.AppID, &p.Text, &p.PaidPartnership, &p.MediaIDs, &p.CreatedAt, &p.DeletedAt)
 	return p, err
 }
 
 // CreatePost stores a new post and returns it with its id and time.
 func (db *DB) CreatePost(ctx context.Context, p storage.Post) (storage.Post, error) {
-	out, err := scanPost(db.pool.QueryRow(ctx, `INSERT INTO posts (author_id, app_id, text, paid_partnership)
-		VALUES ($1, NULLIF($2::bigint, 0), $3, $4) RETURNING `+postColumns, p.AuthorID, p.AppID, p.Text, p.PaidPartnership))
+	out, err := scanPost(db.pool.QueryRow(ctx, `INSERT INTO posts (author_id, app_id, text, paid_partnership, media_ids)
+		VALUES ($1, NULLIF($2::bigint, 0), $3, $4, $5) RETURNING `+postColumns, p.AuthorID, p.AppID, p.Text, p.PaidPartnership, nonNil(p.MediaIDs)))
 	return out, wrap(fmt.Sprintf("create post for user %d", p.AuthorID), err)
 }
 

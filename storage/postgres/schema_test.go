@@ -29,6 +29,8 @@ func TestStatusCheckMatchesStorage(t *testing.T) {
 	}{
 		{"compliance_jobs", "status", storage.JobStatusNames()},
 		{"compliance_jobs", "type", storage.ComplianceTypes},
+		{"media", "state", mediaStateNames()},
+		{"media", "kind", []string{storage.MediaPhoto, storage.MediaVideo, storage.MediaAnimatedGIF, storage.MediaSubtitle}},
 	}
 	for _, tc := range tests {
 		var def string
@@ -60,4 +62,12 @@ func sorted(s []string) []string {
 	c := slices.Clone(s)
 	slices.Sort(c)
 	return c
+}
+
+func mediaStateNames() []string {
+	var out []string
+	for _, s := range storage.MediaStates {
+		out = append(out, string(s))
+	}
+	return out
 }
