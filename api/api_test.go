@@ -22,6 +22,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/storage"
@@ -49,19 +50,29 @@ type bundle struct {
 	// tokens holds further access tokens of the first app by the name
 	// call's "oauth:<name>" uses (see addUser).
 	tokens map[string]storage.AccessToken
+	// blobDir is the local blob store's directory (see storedObjects).
+	blobDir string
 }
 
-// testModules builds the compliance and posts modules on db with a local
-// blob store in a temporary directory, as every API test server serves them.
+// testModules builds the compliance, media and posts modules on db with a
+// local blob store in a temporary directory, as every API test server
+// serves them.
 func testModules(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger) api.Modules {
 	t.Helper()
-	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://blobs.invalid"})
+	return testModulesIn(t, db, w, log, t.TempDir())
+}
+
+// testModulesIn is testModules with the blob store in dir.
+func testModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger, dir string) api.Modules {
+	t.Helper()
+	blobs, err := local.New(local.Options{Dir: dir, BaseURL: "http://blobs.invalid"})
 	if err != nil {
 		t.Fatalf("local blobs: %v", err)
 	}
 	val := validation.New()
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: db, Blobs: blobs, Validator: val, Problems: w, Logger: log}),
+		Media:      media.New(media.Deps{Store: db, Blobs: blobs, Validator: val, Logger: log}),
 		Posts:      posts.New(posts.Deps{Store: db, Validator: val}),
 	}
 }
@@ -80,8 +91,9 @@ func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 		t.Fatalf("auth: %v", err)
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	blobDir := t.TempDir()
 	deps := api.Deps{
-		Modules: testModules(t, db, w, log),
+		Modules: testModulesIn(t, db, w, log, blobDir),
 		Auth:    authn, Errors: w, RateLimitScale: rateScale,
 		Logger:  log,
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
@@ -91,7 +103,7 @@ func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 		opt(&deps)
 	}
 	handler := api.New(deps)
-	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, tokens: map[string]storage.AccessToken{}}
+	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, tokens: map[string]storage.AccessToken{}, blobDir: blobDir}
 	t.Cleanup(b.srv.Close)
 	b.app, b.bearer = newApp(t, db, "first")
 	b.other, b.otherBearer = newApp(t, db, "second")

@@ -32,6 +32,10 @@ func FuzzRequests(f *testing.F) {
 		{3, "/12/accounts/x", "count=-1", []byte(`[`), 0},
 		{0, "/2/compliance/jobs", "type=tweets&type=users&status=", nil, 3},
 		{1, "/2/compliance/jobs", "", bytes.Repeat([]byte("["), 10000), 1},
+		{1, "/2/media/upload/initialize", "", []byte(`{"media_type":"image/png","total_bytes":1e30}`), 2},
+		{1, "/2/media/upload/1/append", "", []byte(`{"media":"!!","segment_index":-1}`), 2},
+		{1, "/2/media/upload/1/finalize", "x=1", nil, 2},
+		{0, "/2/media/upload", "command=STATUS&media_id=99999999999999999999", nil, 2},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.query, s.body, s.authz)

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -27,9 +28,12 @@ import (
 const openapiFile = "x-api-v2-openapi-2.167.json"
 
 // openapiCase is one request whose response must match the platform's
-// OpenAPI description. Path placeholders: {job} (a created tweets job),
-// {complete}, {failed} (jobs in those states), {post} (the author's post,
-// deleted by the case that expects 200), {kept} (another post of the author).
+// OpenAPI description. Placeholders (in paths and bodies): {job} (a created
+// tweets job), {complete}, {failed} (jobs in those states), {post} (the
+// author's post, deleted by the case that expects 200), {kept} (another
+// post of the author), {upload} (the author's media upload, taking
+// segments), {finalizable} (one whose segments are complete), {media} (the
+// author's processed photo).
 // authz is as in bundle.call, with "bearer" and "other" for the two apps'
 // bearer tokens. limited cases run on a bundle whose rate limits admit one
 // request per window: the request is sent twice and the second answer
@@ -82,6 +86,25 @@ var openapiCases = []openapiCase{
 	{name: "create post: read-only token", method: "POST", path: "/2/tweets", authz: "oauth:readonly", body: `{"text":"x"}`, status: 403},
 	{name: "create post: wrong content type", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `text=x`, status: 415},
 	{name: "create post: rate limited", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"x"}`, status: 429, limited: true},
+	{name: "create post with media", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"look","media":{"media_ids":["{media}"]}}`, status: 201},
+	{name: "create post: media not processed", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"look","media":{"media_ids":["{upload}"]}}`, status: 400},
+	// POST /2/media/upload/initialize
+	{name: "initialize media upload", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"video/mp4","total_bytes":1048576,"media_category":"tweet_video","additional_owners":["1"],"shared":false}`, status: 200},
+	{name: "initialize media upload: inferred category", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"image/gif","total_bytes":10}`, status: 200},
+	{name: "initialize media upload: type of another category", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"image/png","media_category":"tweet_video","total_bytes":10}`, status: 400},
+	{name: "initialize media upload: bearer", method: "POST", path: "/2/media/upload/initialize", authz: "bearer", body: `{"media_type":"image/png","total_bytes":10}`, status: 403},
+	// POST /2/media/upload/{id}/append
+	{name: "append media segment", method: "POST", path: "/2/media/upload/{upload}/append", authz: "oauth:author", body: `{"media":"cG5nIQ==","segment_index":0}`, status: 200},
+	{name: "append media segment: bad base64", method: "POST", path: "/2/media/upload/{upload}/append", authz: "oauth:author", body: `{"media":"!","segment_index":1}`, status: 400},
+	{name: "append media segment: unknown upload", method: "POST", path: "/2/media/upload/42/append", authz: "oauth:author", body: `{"media":"cG5nIQ==","segment_index":0}`, status: 404},
+	// POST /2/media/upload/{id}/finalize
+	{name: "finalize media upload", method: "POST", path: "/2/media/upload/{finalizable}/finalize", authz: "oauth:author", status: 200},
+	{name: "finalize media upload: already finalized", method: "POST", path: "/2/media/upload/{finalizable}/finalize", authz: "oauth:author", status: 409},
+	// GET /2/media/upload?command=STATUS
+	{name: "media upload status: pending", method: "GET", path: "/2/media/upload?command=STATUS&media_id={finalizable}", authz: "oauth:author", status: 200},
+	{name: "media upload status: succeeded", method: "GET", path: "/2/media/upload?command=STATUS&media_id={media}", authz: "oauth:author", status: 200},
+	{name: "media upload status: another user's", method: "GET", path: "/2/media/upload?command=STATUS&media_id={media}", authz: "oauth:reader", status: 404},
+	{name: "media upload status: missing media_id", method: "GET", path: "/2/media/upload?command=STATUS", authz: "oauth:author", status: 400},
 	// DELETE /2/tweets/{id}
 	{name: "delete post: not the author", method: "DELETE", path: "/2/tweets/{kept}", authz: "oauth:reader", status: 403},
 	{name: "delete post", method: "DELETE", path: "/2/tweets/{post}", authz: "oauth:author", status: 200},
@@ -133,24 +156,25 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 			if tc.limited {
 				bb = limited
 			}
-			path := tc.path
+			path, reqBody := tc.path, tc.body
 			for k, v := range placeholders {
 				path = strings.ReplaceAll(path, k, v)
+				reqBody = strings.ReplaceAll(reqBody, k, v)
 			}
 			authz := map[string]string{"bearer": bb.bearer, "other": bb.otherBearer}[tc.authz]
 			if authz == "" {
 				authz = tc.authz
 			}
 			ctype := ""
-			if tc.body != "" {
+			if reqBody != "" {
 				ctype = "application/json"
 				if tc.status == 415 {
 					ctype = "text/plain"
 				}
 			}
 			var body []byte
-			if tc.body != "" {
-				body = []byte(tc.body)
+			if reqBody != "" {
+				body = []byte(reqBody)
 			}
 			if tc.limited {
 				bb.call(t, tc.method, path, authz, ctype, body)
@@ -183,7 +207,16 @@ func openapiFixtures(t *testing.T, b *bundle) map[string]string {
 		}
 		return r.body["data"].(map[string]any)["id"].(string)
 	}
-	return map[string]string{"{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": post()}
+	upload := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, Category: storage.MediaTweetVideo, TotalBytes: 1 << 20})
+	finalizable := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, TotalBytes: 4})
+	seg := storage.MediaSegment{MediaID: finalizable.ID, Key: storage.MediaSegmentKey(finalizable.ID, "fixture"), Size: 4}
+	if _, err := b.db.AddMediaSegment(t.Context(), seg, time.Now()); err != nil {
+		t.Fatalf("add segment: %v", err)
+	}
+	photo := succeededMedia(t, b.db, b.author, factory.MediaOpts{MediaType: "image/png"},
+		storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"})
+	return map[string]string{"{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": post(),
+		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
 }
 
 // openapiRouter loads the description once per test binary.

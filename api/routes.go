@@ -9,6 +9,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
 )
 
@@ -16,6 +17,7 @@ import (
 // module is not served.
 type Modules struct {
 	Compliance *compliance.Module
+	Media      *media.Module
 	Posts      *posts.Module
 }
 
@@ -24,6 +26,9 @@ func (m Modules) endpoints() []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if m.Compliance != nil {
 		all = append(all, m.Compliance.Routes()...)
+	}
+	if m.Media != nil {
+		all = append(all, m.Media.Routes()...)
 	}
 	if m.Posts != nil {
 		all = append(all, m.Posts.Routes()...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/media"
 )
 
 // FinalFailer is implemented by handlers that settle their record once a
@@ -22,6 +23,7 @@ type FinalFailer interface {
 // needs. A nil handler's task type is not registered.
 type Deps struct {
 	Compliance *compliance.Processor
+	Media      *media.Processor
 	Logger     *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
@@ -38,6 +40,9 @@ func (d Deps) routes() []route {
 	var rs []route
 	if d.Compliance != nil {
 		rs = append(rs, route{tasks.TypeComplianceProcess, d.Compliance})
+	}
+	if d.Media != nil {
+		rs = append(rs, route{tasks.TypeMediaProcess, d.Media})
 	}
 	return rs
 }

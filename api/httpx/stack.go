@@ -116,6 +116,14 @@ func (s *Stack) bodyRules(b Body, next http.Handler) http.Handler {
 
 type mediaTypeKey struct{}
 
+// BodyType is the media type of r's body as the endpoint's Body rule
+// resolved it (one of its Types; the first when the request named none),
+// or "" for an endpoint without a Body rule.
+func BodyType(r *http.Request) string {
+	mt, _ := r.Context().Value(mediaTypeKey{}).(string)
+	return mt
+}
+
 // mediaType is the request's body media type if it is one of accepted (the
 // first of them when the request names none), else 415.
 func mediaType(r *http.Request, accepted []string) (string, error) {

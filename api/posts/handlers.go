@@ -17,8 +17,9 @@ import (
 const maxPostChars = 280
 
 type createRequest struct {
-	Text            *string `json:"text"`
-	PaidPartnership bool    `json:"paid_partnership,omitempty"`
+	Text            *string       `json:"text"`
+	PaidPartnership bool          `json:"paid_partnership,omitempty"`
+	Media           *mediaRequest `json:"media,omitempty"`
 }
 
 func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
@@ -26,7 +27,33 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Bind(r, m.Validator, &req); err != nil {
 		return err
 	}
+	if err := checkText(req); err != nil {
+		return err
+	}
+	p := httpx.Principal(r)
+	mediaIDs, err := m.attachments(r.Context(), p.User.ID, req.Media, m.Clock().UTC())
+	if err != nil {
+		return err
+	}
+	text := ""
+	if req.Text != nil {
+		text = *req.Text
+	}
+	post, err := m.Store.CreatePost(r.Context(), storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: text,
+		PaidPartnership: req.PaidPartnership, MediaIDs: mediaIDs})
+	if err != nil {
+		return fmt.Errorf("create post: %w", err)
+	}
+	return httpx.WriteJSON(w, http.StatusCreated, createResponse{Data: createdPost{ID: httpx.FormatID(post.ID), Text: post.Text}})
+}
+
+// checkText checks the post's text: required unless the post carries media
+// (as on the platform), and when given, visible and within maxPostChars.
+func checkText(req createRequest) error {
 	if req.Text == nil || *req.Text == "" {
+		if req.Media != nil {
+			return nil
+		}
 		return apierr.InvalidParam("text", "The `text` field is required and can not be empty.")
 	}
 	if blank(*req.Text) {
@@ -35,12 +62,7 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	if n := utf8.RuneCountInString(*req.Text); n > maxPostChars {
 		return apierr.InvalidParam("text", fmt.Sprintf("The `text` field is %d characters long; the limit is %d.", n, maxPostChars))
 	}
-	p := httpx.Principal(r)
-	post, err := m.Store.CreatePost(r.Context(), storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: *req.Text, PaidPartnership: req.PaidPartnership})
-	if err != nil {
-		return fmt.Errorf("create post: %w", err)
-	}
-	return httpx.WriteJSON(w, http.StatusCreated, createResponse{Data: createdPost{ID: httpx.FormatID(post.ID), Text: post.Text}})
+	return nil
 }
 
 // blank reports whether text shows nothing: only whitespace (any Unicode

@@ -1,5 +1,5 @@
 // Package posts serves the post ("tweet") endpoints: creating a post as a
-// user and deleting one's own posts.
+// user, with media attachments (media.go), and deleting one's own posts.
 package posts
 
 import (

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -31,6 +32,8 @@ commands:
   token revoke --token TOKEN                       revoke an OAuth 1.0a access token
   user state --user USERNAME --state STATE         set protected, unprotected, suspended, unsuspended,
                                                    deactivated, reactivated, deleted or active
+  user premium <id|username> on|off                set a user's premium flag (larger media limits)
+  user verified <id|username> on|off               set a user's verified flag (larger media limits)
 Every command prints one JSON object. Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
 (if Redis is unreachable a warning is printed: the copies expire within
@@ -68,7 +71,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	opts := adminFlags{}
 	opts.bind(fs)
-	if err := fs.Parse(rest); err != nil {
+	if opts.Args, err = parseInterspersed(fs, rest); err != nil {
 		return err
 	}
 	if err := cfg.validate(); err != nil {
@@ -99,7 +102,28 @@ type adminFlags struct {
 	JSON                                        bool
 	Name, Callback, App, User, Username, Access string
 	State, Token                                string
+	// Args are the positional arguments (user premium|verified).
+	Args []string
 }
+
+// parseInterspersed parses args with fs, flags before, between or after the
+// positional arguments, which it returns.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return positional, nil
+		}
+		positional = append(positional, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// positionalVerbs are the commands that take positional arguments.
+var positionalVerbs = map[string]bool{"user premium": true, "user verified": true}
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
@@ -114,6 +138,9 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
+	if len(o.Args) > 0 && !positionalVerbs[verb] {
+		return nil, fmt.Errorf("unexpected argument %q (see aviary admin help)", o.Args[0])
+	}
 	switch verb {
 	case "bootstrap":
 		return bootstrap(ctx, db)
@@ -131,6 +158,10 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 		return revokeBearer(ctx, db, ann, o)
 	case "token revoke":
 		return revokeToken(ctx, db, ann, o)
+	case "user premium":
+		return setUserFlag(ctx, db, postgres.UserFlagPremium, o)
+	case "user verified":
+		return setUserFlag(ctx, db, postgres.UserFlagVerified, o)
 	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }
@@ -284,6 +315,53 @@ func setUserState(ctx context.Context, db *postgres.DB, ann *announcer, o adminF
 	}
 	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.UserChanged(ctx, u.ID) })
 	return renderUser(u), nil
+}
+
+// setUserFlag sets the premium or verified flag of the user named by
+// o.Args: <id|username> on|off. Only media limits read the flags, when a
+// worker or handler runs, so no cache needs telling.
+func setUserFlag(ctx context.Context, db *postgres.DB, flag string, o adminFlags) (any, error) {
+	if len(o.Args) != 2 {
+		return nil, fmt.Errorf("want <id|username> on|off, got %d arguments", len(o.Args))
+	}
+	on, err := parseOnOff(o.Args[1])
+	if err != nil {
+		return nil, err
+	}
+	u, err := findUser(ctx, db, o.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if err := db.SetUserFlag(ctx, u.ID, flag, on); err != nil {
+		return nil, err
+	}
+	return map[string]any{"user_id": ids.Format(u.ID), "username": u.Username, flag: on}, nil
+}
+
+func parseOnOff(s string) (bool, error) {
+	switch strings.ToLower(s) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q: want on or off", s)
+}
+
+// findUser loads a user by id or, failing that, by username (a leading @
+// is ignored): a handle may be all digits.
+func findUser(ctx context.Context, db *postgres.DB, ref string) (storage.User, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && id > 0 {
+		u, err := db.UserByID(ctx, id)
+		if !errors.Is(err, storage.ErrNotFound) {
+			return u, err
+		}
+	}
+	u, err := db.UserByUsername(ctx, strings.TrimPrefix(ref, "@"))
+	if err != nil {
+		return u, fmt.Errorf("user %q: %w", ref, err)
+	}
+	return u, nil
 }
 
 func revokeBearer(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {

@@ -21,6 +21,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/storage"
@@ -35,13 +36,15 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	if err != nil {
 		return api.Modules{}, err
 	}
-	// The upload gateway enqueues a job as soon as its upload is recorded;
-	// the workers' sweeper stays the fallback.
+	// The compliance upload gateway enqueues a job as soon as its upload is
+	// recorded, media finalize enqueues the processing of the media; the
+	// workers' sweepers stay the fallback.
 	queue := asynq.NewClient(b.asynqRC)
 	b.closers = append(b.closers, func() { queue.Close() })
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
+		Media: media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, Validator: val, Logger: log}),
 		Posts: posts.New(posts.Deps{Store: b.apiDB, Validator: val}),
 	}, nil
 }

@@ -118,6 +118,16 @@ func (c *config) settings() []setting {
 	}
 }
 
+// queueNames lists tasks.AllQueues' names in order.
+func queueNames() []string {
+	names := make([]string, 0, len(tasks.AllQueues))
+	for q := range tasks.AllQueues {
+		names = append(names, q)
+	}
+	sort.Strings(names)
+	return names
+}
+
 func defaultQueues() string {
 	var parts []string
 	for q, w := range tasks.AllQueues {
@@ -213,7 +223,9 @@ func (c *config) blobDriver() string {
 	return "local"
 }
 
-// queues parses "name=weight,..." into asynq's queue map.
+// queues parses "name=weight,..." (a weight defaults to 1) into asynq's
+// queue map; any subset of tasks.AllQueues, e.g. "media=1" for a
+// media-only worker.
 func (c *config) queues() (map[string]int, error) {
 	out := map[string]int{}
 	for _, part := range strings.Split(c.WorkerQueues, ",") {
@@ -225,11 +237,15 @@ func (c *config) queues() (map[string]int, error) {
 		if !found {
 			weight = "1"
 		}
-		w, err := strconv.Atoi(weight)
+		name = strings.TrimSpace(name)
+		if _, known := tasks.AllQueues[name]; !known {
+			return nil, fmt.Errorf("queue %q: unknown queue (known: %s)", name, strings.Join(queueNames(), ", "))
+		}
+		w, err := strconv.Atoi(strings.TrimSpace(weight))
 		if err != nil || w < 1 {
 			return nil, fmt.Errorf("queue %q: weight must be a positive integer", part)
 		}
-		out[strings.TrimSpace(name)] = w
+		out[name] = w
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("no queues configured")

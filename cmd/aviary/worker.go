@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/hibiken/asynq"
 	"github.com/prometheus/client_golang/prometheus"
@@ -15,8 +16,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
@@ -45,7 +48,14 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		// to the uploads sweeper instead of waiting for its tick.
 		processor.Next = startSweepers(sctx, &wg, cfg, b, log)
 	}
-	mux := workers.NewMux(workers.Deps{Compliance: processor, Logger: log, Registerer: reg})
+	mediaProcessor := &media.Processor{Store: b.db, Blobs: b.blobs, Logger: log}
+	// Working files of a worker killed mid-task on this machine.
+	if n, err := mediaProcessor.RemoveStale(tasks.MediaTaskTimeout + 10*time.Minute); err != nil {
+		log.Warn("remove stale media working directories", "err", err)
+	} else if n > 0 {
+		log.Info("removed stale media working directories", "count", n)
+	}
+	mux := workers.NewMux(workers.Deps{Compliance: processor, Media: mediaProcessor, Logger: log, Registerer: reg})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -79,7 +89,14 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Locker: locker,
 		Logger: log.With("component", "retention"), Interval: cfg.ReconcileInterval,
 	}
-	sweepers := []sweeper{uploads, retention}
+	// Media: re-enqueue finalized media whose task was lost, remove
+	// uploads that expired unfinalized (docs/media-upload.md).
+	mediaSweep := &sweep.Sweeper[storage.Media]{
+		Source: &media.Sweep{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	}
+	sweepers := []sweeper{uploads, retention, mediaSweep}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

@@ -295,7 +295,7 @@ var (
 )
 
 // blobs opens the stack's blob store the way its processes do.
-func (s *stack) blobs(t *testing.T) blob.Store {
+func (s *stack) blobs(t testing.TB) blob.Store {
 	t.Helper()
 	blobsMu.Lock()
 	defer blobsMu.Unlock()

@@ -130,7 +130,8 @@ func (db *DB) MediaSegments(ctx context.Context, id int64) ([]storage.MediaSegme
 
 // FinalizeMedia ends media id's upload at at: with its row locked it checks
 // the segments (storage.CheckSegments) and moves it to pending. A media no
-// longer uploading is returned with storage.ErrConflict; incomplete
+// longer uploading, or whose session expired before at, is returned with
+// storage.ErrConflict (the sweeper removes expired uploads); incomplete
 // segments with a *storage.SegmentsError.
 func (db *DB) FinalizeMedia(ctx context.Context, id int64, at time.Time) (storage.Media, error) {
 	var m storage.Media
@@ -140,7 +141,7 @@ func (db *DB) FinalizeMedia(ctx context.Context, id int64, at time.Time) (storag
 		if err != nil {
 			return err
 		}
-		if m.State != storage.MediaUploading {
+		if m.State != storage.MediaUploading || !at.Before(m.ExpiresAt) {
 			return storage.ErrConflict
 		}
 		sizes, err := latestSizes(ctx, tx, id)

@@ -188,6 +188,8 @@ func TestMediaSweepAndExpiry(t *testing.T) {
 	}
 	// An expired upload takes no segment and cannot be finalized into life.
 	wantErrIs(t, "append to an expired upload", addSegment(t, db, expired.ID, 1, 4, now), storage.ErrConflict)
+	_, err := db.FinalizeMedia(ctx, expired.ID, now)
+	wantErrIs(t, "finalize an expired upload", err, storage.ErrConflict)
 
 	due, err := db.MediaDue(ctx, now, 100)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
+	"github.com/aviary-dev/aviary/storage/blob/blobtest"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
@@ -77,15 +77,7 @@ func (e *env) put(t *testing.T, key, content string) {
 
 func (e *env) get(t *testing.T, key string) string {
 	t.Helper()
-	r, info, err := e.blobs.Get(t.Context(), key)
-	if err != nil {
-		t.Fatalf("Get %s: %v", key, err)
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
-	if err != nil {
-		t.Fatalf("read %s: %v", key, err)
-	}
+	b, info := blobtest.Read(t, e.blobs, key)
 	if info.ContentType != storage.ComplianceResultContentType {
 		t.Errorf("%s content type = %q, want %s", key, info.ContentType, storage.ComplianceResultContentType)
 	}

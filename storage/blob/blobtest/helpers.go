@@ -50,7 +50,9 @@ func put(t *testing.T, s blob.Store, key string, data []byte, contentType string
 }
 
 // get reads key fully or fails the test.
-func get(t *testing.T, s blob.Store, key string) ([]byte, blob.Info) {
+// Read returns the whole object at key of s and its Info, failing the test
+// if it cannot be read.
+func Read(t testing.TB, s blob.Store, key string) ([]byte, blob.Info) {
 	t.Helper()
 	rc, info, err := s.Get(t.Context(), key)
 	if err != nil {
@@ -67,7 +69,7 @@ func get(t *testing.T, s blob.Store, key string) ([]byte, blob.Info) {
 // mustEqual fails the test if key does not hold want.
 func mustEqual(t *testing.T, s blob.Store, key string, want []byte) {
 	t.Helper()
-	got, _ := get(t, s, key)
+	got, _ := Read(t, s, key)
 	if !bytes.Equal(got, want) {
 		t.Fatalf("Get(%q) = %q, want %q", key, clip(got), clip(want))
 	}

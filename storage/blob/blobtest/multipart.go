@@ -118,7 +118,7 @@ func testMultipartRoundTrip(t *testing.T, s blob.Store, mp blob.Multiparter) {
 	info := complete(t, mp, key, id, []blob.Part{p1, p2})
 	want := slices.Concat(first, last)
 	checkInfo(t, "CompleteMultipart info", info, key, int64(len(want)), "video/mp4")
-	got, info := get(t, s, key)
+	got, info := Read(t, s, key)
 	checkInfo(t, "Get info", info, key, int64(len(want)), "video/mp4")
 	if !bytes.Equal(got, want) {
 		t.Errorf("Get = %d bytes %q, want %d bytes %q", len(got), clip(got), len(want), clip(want))

@@ -49,7 +49,7 @@ func testRoundTrip(t *testing.T, s blob.Store) {
 				t.Fatalf("Stat: %v", err)
 			}
 			checkInfo(t, "Stat", info, tc.key, int64(len(tc.data)), tc.wantType)
-			got, info := get(t, s, tc.key)
+			got, info := Read(t, s, tc.key)
 			checkInfo(t, "Get info", info, tc.key, int64(len(tc.data)), tc.wantType)
 			if !bytes.Equal(got, tc.data) {
 				t.Errorf("Get = %q, want %q", clip(got), clip(tc.data))
@@ -62,7 +62,7 @@ func testOverwrite(t *testing.T, s blob.Store) {
 	const key = "jobs/1/result.json"
 	put(t, s, key, []byte("first version, which is longer"), "text/plain")
 	put(t, s, key, []byte(`{"v":2}`), "application/json")
-	got, info := get(t, s, key)
+	got, info := Read(t, s, key)
 	if string(got) != `{"v":2}` {
 		t.Errorf("Get after overwrite = %q, want %q", got, `{"v":2}`)
 	}

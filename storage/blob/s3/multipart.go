@@ -80,7 +80,7 @@ func (s *Store) putPart(ctx context.Context, key, id string, number int, r io.Re
 	out, err := s.api.UploadPart(ctx, &awss3.UploadPartInput{
 		Bucket: &s.bucket, Key: &key, UploadId: &id, PartNumber: aws.Int32(int32(number)),
 		Body: r, ContentLength: &size,
-	}, unsignedIfStream(r))
+	}, unsignedPayload)
 	if err != nil {
 		return blob.Part{}, err
 	}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -62,6 +63,7 @@ type Store struct {
 	presigner Presigner
 	bucket    string
 	region    string
+	buffers   sync.Pool // *[]byte of blob.MinPartSize (stream.go)
 }
 
 var _ blob.Store = (*Store)(nil)
@@ -87,7 +89,7 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64, co
 	var err error
 	if size >= 0 && size <= maxSinglePut {
 		in.ContentLength = &size
-		_, err = s.api.PutObject(ctx, in, unsignedIfStream(r))
+		_, err = s.api.PutObject(ctx, in, unsignedPayload)
 	} else {
 		err = s.upload(ctx, in, size)
 	}
@@ -97,16 +99,14 @@ func (s *Store) Put(ctx context.Context, key string, r io.Reader, size int64, co
 	return nil
 }
 
-// unsignedIfStream lets PutObject send a non-seekable body: SigV4 would
-// otherwise have to read it twice to hash it (over plain HTTP the SDK refuses
-// such bodies). The payload is then sent as UNSIGNED-PAYLOAD; TLS protects
-// it in transit.
-func unsignedIfStream(r io.Reader) func(*awss3.Options) {
-	return func(o *awss3.Options) {
-		if _, ok := r.(io.Seeker); !ok {
-			o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
-		}
-	}
+// unsignedPayload sends a body as UNSIGNED-PAYLOAD instead of signing its
+// SHA-256: a stream cannot be read twice to hash it (over plain HTTP the
+// SDK would refuse it), and hashing a buffered part or a file costs a pass
+// over every byte here and another in the server that checks it, the
+// largest CPU cost of an upload. The request itself stays signed; TLS
+// protects the payload in transit (docs/blob-storage.md).
+func unsignedPayload(o *awss3.Options) {
+	o.APIOptions = append(o.APIOptions, v4.SwapComputePayloadSHA256ForUnsignedPayloadMiddleware)
 }
 
 // Get opens key for reading; the caller closes the reader.

@@ -30,21 +30,51 @@ func (s *Store) upload(ctx context.Context, in *awss3.PutObjectInput, size int64
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	src := &partReader{r: ctxReader{ctx, in.Body}}
-	buf := make([]byte, partSize(size))
+	buf := s.partBuffer(size)
 	n, last, err := src.next(buf)
 	if err != nil {
+		s.releaseBuffer(buf)
 		return fmt.Errorf("read body: %w", err)
 	}
 	if !last {
 		return s.uploadParts(ctx, cancel, in, src, buf[:n], size)
 	}
 	if err := checkLength(int64(n), size); err != nil {
+		s.releaseBuffer(buf)
 		return err
 	}
 	one := *in
 	one.Body, one.ContentLength = bytes.NewReader(buf[:n]), aws.Int64(int64(n))
-	_, err = s.api.PutObject(ctx, &one)
-	return err
+	if _, err = s.api.PutObject(ctx, &one, unsignedPayload); err != nil {
+		// Not reused: after a failed request the HTTP transport may still
+		// be reading the body in the background.
+		return err
+	}
+	s.releaseBuffer(buf)
+	return nil
+}
+
+// partBuffer is a buffer for the first part of a streamed Put of size
+// bytes (-1: unknown). Minimum-size buffers come from a pool: most streamed
+// puts (media segments, small results) fit one part, and a fresh 5 MiB
+// buffer each would churn the heap.
+func (s *Store) partBuffer(size int64) []byte {
+	n := partSize(size)
+	if n == blob.MinPartSize {
+		if b, ok := s.buffers.Get().(*[]byte); ok {
+			return *b
+		}
+	}
+	return make([]byte, n)
+}
+
+// releaseBuffer returns a buffer partBuffer made to the pool, once the put
+// that used it is done with it.
+func (s *Store) releaseBuffer(b []byte) {
+	if cap(b) == blob.MinPartSize {
+		b = b[:cap(b)]
+		s.buffers.Put(&b)
+	}
 }
 
 // partSize is the smallest allowed part size that fits size in maxParts

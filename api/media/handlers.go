@@ -1,0 +1,273 @@
+package media
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// maxAdditionalOwners caps initialize's additional_owners.
+const maxAdditionalOwners = 100
+
+type initializeRequest struct {
+	MediaType     string `json:"media_type" validate:"required,enum=media_type"`
+	MediaCategory string `json:"media_category,omitempty" validate:"omitempty,enum=media_category"`
+	// TotalBytes is checked by checkSize (a message naming the limit).
+	TotalBytes int64 `json:"total_bytes"`
+	// AdditionalOwners are checked by parseOwners.
+	AdditionalOwners []string `json:"additional_owners,omitempty"`
+	Shared           bool     `json:"shared,omitempty"`
+}
+
+type statusQuery struct {
+	Command string `query:"command" validate:"omitempty,oneof=STATUS"`
+	MediaID string `query:"media_id" validate:"required,coreid"`
+}
+
+// initialize serves POST /2/media/upload/initialize.
+func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
+	var req initializeRequest
+	if err := httpx.Bind(r, m.Validator, &req); err != nil {
+		return err
+	}
+	category := req.MediaCategory
+	if category == "" {
+		category = storage.DefaultMediaCategory(req.MediaType)
+	}
+	if accepted := storage.MediaTypesOf(category); !slices.Contains(accepted, req.MediaType) {
+		return apierr.InvalidParam("media_type", fmt.Sprintf("The `media_type` field value [%s] is not a type the media category %s takes: [%s].",
+			req.MediaType, category, strings.Join(accepted, ",")), req.MediaType)
+	}
+	owners, err := parseOwners(req.AdditionalOwners)
+	if err != nil {
+		return err
+	}
+	user := httpx.Principal(r).User
+	if err := m.checkSize(r.Context(), user.ID, category, req.TotalBytes); err != nil {
+		return err
+	}
+	media, err := m.create(r, req, category, owners)
+	if err != nil {
+		return err
+	}
+	m.Logger.InfoContext(r.Context(), "media upload initialized", "media_id", media.ID, "user_id", user.ID,
+		"category", media.Category, "total_bytes", media.TotalBytes)
+	return httpx.WriteJSON(w, http.StatusOK, initializeResponse{Data: initializeObject{
+		ID: httpx.FormatID(media.ID), MediaKey: media.Key, ExpiresAfterSecs: secondsUntil(media.ExpiresAt, media.CreatedAt)}})
+}
+
+// parseOwners checks initialize's additional_owners: user ids, at most
+// maxAdditionalOwners; a repeated id counts once.
+func parseOwners(raw []string) ([]int64, error) {
+	if len(raw) > maxAdditionalOwners {
+		return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field lists %d users; at most %d may be given.",
+			len(raw), maxAdditionalOwners))
+	}
+	owners := make([]int64, 0, len(raw))
+	for _, s := range raw {
+		id, ok := validation.ParseID(s)
+		if !ok {
+			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%s] does not match %s.",
+				s, validation.IDPattern), s)
+		}
+		if !slices.Contains(owners, id) {
+			owners = append(owners, id)
+		}
+	}
+	return owners, nil
+}
+
+// checkSize checks a declared total_bytes against the caller's limit for
+// category (larger for premium or verified users).
+func (m *Module) checkSize(ctx context.Context, userID int64, category string, total int64) error {
+	if total <= 0 {
+		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] must be a positive integer: the size of the media in bytes.", total),
+			fmt.Sprint(total))
+	}
+	elevated, err := m.Store.UserMediaElevated(ctx, userID)
+	if err != nil {
+		return fmt.Errorf("load media limits of user %d: %w", userID, err)
+	}
+	limit := storage.MediaLimitFor(category, elevated)
+	if limit.Bytes > 0 && total > limit.Bytes {
+		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] is over the limit for %s media on your account: %d bytes (%s).",
+			total, category, limit.Bytes, describeBytes(limit.Bytes)), fmt.Sprint(total))
+	}
+	return nil
+}
+
+// create records the upload session of req for the caller.
+func (m *Module) create(r *http.Request, req initializeRequest, category string, owners []int64) (storage.Media, error) {
+	ctx := r.Context()
+	id, err := m.Store.NextID(ctx)
+	if err != nil {
+		return storage.Media{}, fmt.Errorf("allocate media id: %w", err)
+	}
+	p := httpx.Principal(r)
+	now := m.Clock().UTC().Truncate(time.Microsecond)
+	kind := storage.MediaKindOf(category)
+	media, err := m.Store.CreateMedia(ctx, storage.Media{
+		ID: id, Key: storage.MediaKey(kind, id), OwnerID: p.User.ID, AppID: p.App.ID, MediaType: req.MediaType,
+		Category: category, Kind: kind, TotalBytes: req.TotalBytes, Shared: req.Shared, AdditionalOwners: owners,
+		State: storage.MediaUploading, CreatedAt: now, ExpiresAt: now.Add(storage.MediaUploadTTL),
+	})
+	if err != nil {
+		return storage.Media{}, fmt.Errorf("create media upload: %w", err)
+	}
+	return media, nil
+}
+
+// finalize serves POST /2/media/upload/{id}/finalize. Its body, if any, is
+// ignored (see Routes).
+func (m *Module) finalize(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	ctx := r.Context()
+	now := m.Clock().UTC()
+	if _, err := m.uploading(ctx, httpx.Principal(r).User.ID, id, now); err != nil {
+		return err
+	}
+	media, err := m.Store.FinalizeMedia(ctx, id, now)
+	var segErr *storage.SegmentsError
+	switch {
+	case errors.As(err, &segErr):
+		return incomplete(segErr)
+	case errors.Is(err, storage.ErrNotFound):
+		return notFound("id", id)
+	case errors.Is(err, storage.ErrConflict): // finalized, or expired, meanwhile
+		if cerr := closed(media, now); cerr != nil {
+			return cerr
+		}
+		return apierr.Conflict(alreadyFinalized(id))
+	case err != nil:
+		return fmt.Errorf("finalize media %d: %w", id, err)
+	}
+	m.Logger.InfoContext(ctx, "media upload finalized", "media_id", media.ID, "user_id", media.OwnerID, "bytes", media.TotalBytes)
+	m.enqueue(context.WithoutCancel(ctx), media.ID)
+	return httpx.WriteJSON(w, http.StatusOK, mediaResponse{Data: render(media, now)})
+}
+
+// incomplete is the 400 of a finalize whose segments do not make up the
+// declared size, naming the numbers.
+func incomplete(e *storage.SegmentsError) error {
+	if len(e.Missing) > 0 {
+		values := make([]string, len(e.Missing))
+		for i, idx := range e.Missing {
+			values[i] = fmt.Sprint(idx)
+		}
+		return apierr.InvalidParam("segment_index", fmt.Sprintf("The upload is incomplete: %s. Append them, then finalize again.", e.Error()), values...)
+	}
+	return apierr.InvalidParam("total_bytes", fmt.Sprintf("The upload is incomplete: %s. Append the missing bytes (or replace a wrong segment), then finalize again.",
+		e.Error()), fmt.Sprint(e.Total))
+}
+
+// enqueueTimeout bounds the enqueue after a finalize: the sweeper enqueues
+// the media anyway if it does not finish.
+const enqueueTimeout = 2 * time.Second
+
+// enqueue hands finalized media id to the queue so processing starts at
+// once. The task id is the media's, so the sweeper enqueueing it too is a
+// harmless conflict; any failure only leaves the media to the sweeper.
+func (m *Module) enqueue(ctx context.Context, id int64) {
+	if m.Queue == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, enqueueTimeout)
+	defer cancel()
+	task, err := tasks.NewMediaProcess(id)
+	if err == nil {
+		_, err = m.Queue.EnqueueContext(ctx, task)
+	}
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
+		m.Logger.WarnContext(ctx, "enqueue finalized media; the sweeper will enqueue it", "media_id", id, "err", err)
+	}
+}
+
+// status serves GET /2/media/upload?command=STATUS&media_id=.
+func (m *Module) status(w http.ResponseWriter, r *http.Request) error {
+	var q statusQuery
+	if err := httpx.BindQuery(r, m.Validator, &q); err != nil {
+		return err
+	}
+	id, _ := validation.ParseID(q.MediaID) // checked by coreid
+	media, err := m.owned(r.Context(), httpx.Principal(r).User.ID, id, "media_id")
+	if err != nil {
+		return err
+	}
+	if media.State == storage.MediaUploading {
+		return apierr.Conflict(fmt.Sprintf("Media %d is still uploading: finalize it first (POST /2/media/upload/%d/finalize), then poll its status.", id, id))
+	}
+	return httpx.WriteJSON(w, http.StatusOK, mediaResponse{Data: render(media, m.Clock())})
+}
+
+// owned loads media id for user: an unknown id and another user's media
+// are the same 404, naming param (the path's id or STATUS's media_id).
+func (m *Module) owned(ctx context.Context, userID, id int64, param string) (storage.Media, error) {
+	media, err := m.Store.Media(ctx, id)
+	if errors.Is(err, storage.ErrNotFound) || (err == nil && media.OwnerID != userID) {
+		return storage.Media{}, notFound(param, id)
+	}
+	if err != nil {
+		return storage.Media{}, fmt.Errorf("load media %d: %w", id, err)
+	}
+	return media, nil
+}
+
+// uploading loads media id for user and checks that it still takes
+// segments at now (409 otherwise).
+func (m *Module) uploading(ctx context.Context, userID, id int64, now time.Time) (storage.Media, error) {
+	media, err := m.owned(ctx, userID, id, "id")
+	if err != nil {
+		return media, err
+	}
+	if err := closed(media, now); err != nil {
+		return media, err
+	}
+	return media, nil
+}
+
+// closed is the 409 of an upload that no longer takes segments or a
+// finalize at now, or nil while it does.
+func closed(media storage.Media, now time.Time) error {
+	if media.State != storage.MediaUploading {
+		return apierr.Conflict(alreadyFinalized(media.ID))
+	}
+	if !now.Before(media.ExpiresAt) {
+		return apierr.Conflict(fmt.Sprintf("The upload session of media %d expired at %s; start a new upload with POST /2/media/upload/initialize.",
+			media.ID, httpx.FormatTime(media.ExpiresAt)))
+	}
+	return nil
+}
+
+func alreadyFinalized(id int64) string {
+	return fmt.Sprintf("Media %d is already finalized: it takes no more segments and no second finalize. Poll its processing with GET /2/media/upload?command=STATUS&media_id=%d, or start a new upload.", id, id)
+}
+
+func notFound(param string, id int64) error {
+	return apierr.NotFound("media", param, httpx.FormatID(id))
+}
+
+// describeBytes renders a limit in the unit it is a whole number of.
+func describeBytes(n int64) string {
+	switch {
+	case n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

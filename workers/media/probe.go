@@ -1,0 +1,162 @@
+package media
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// probeResult is the part of ffprobe's JSON (-show_format -show_streams)
+// processing reads.
+type probeResult struct {
+	Streams []probeStream `json:"streams"`
+	Format  struct {
+		FormatName string `json:"format_name"`
+		Duration   string `json:"duration"`
+	} `json:"format"`
+}
+
+type probeStream struct {
+	Index       int    `json:"index"`
+	CodecType   string `json:"codec_type"`
+	CodecName   string `json:"codec_name"`
+	Width       int    `json:"width"`
+	Height      int    `json:"height"`
+	Duration    string `json:"duration"`
+	Disposition struct {
+		AttachedPic int `json:"attached_pic"`
+	} `json:"disposition"`
+	Tags struct {
+		Rotate string `json:"rotate"`
+	} `json:"tags"`
+	SideData []struct {
+		Rotation float64 `json:"rotation"`
+	} `json:"side_data_list"`
+}
+
+// videoInfo is what the probe found: the streams transcoded, the duration
+// (0: unknown) and the displayed dimensions (rotation applied).
+type videoInfo struct {
+	video    probeStream
+	audio    *probeStream
+	duration time.Duration
+	width    int
+	height   int
+}
+
+// containerFormats are the ffprobe format names each video media_type may
+// hold (format_name lists every name of the demuxer it used).
+var containerFormats = map[string][]string{
+	"video/mp4": {"mp4", "mov"}, "video/quicktime": {"mov", "mp4"}, "video/webm": {"webm", "matroska"},
+	"video/mp2t": {"mpegts"}, "image/gif": {"gif"},
+}
+
+// probe runs ffprobe on path. Bytes ffprobe cannot read are a client error.
+func (p *Processor) probe(ctx context.Context, path, mediaType string) (probeResult, error) {
+	cmd := command(ctx, p.ffprobe(), "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path)
+	stderr := &tailBuffer{}
+	cmd.Stderr = stderr
+	out, err := cmd.Output()
+	var exit *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return probeResult{}, fmt.Errorf("ffprobe: %w", context.Cause(ctx))
+	case errors.As(err, &exit) && exit.Exited():
+		p.logger().InfoContext(ctx, "ffprobe rejected the upload", "stderr", stderr.String())
+		return probeResult{}, invalid("The file could not be read as %s.", mediaType)
+	case err != nil:
+		return probeResult{}, fmt.Errorf("run ffprobe: %w: %s", err, stderr.String())
+	}
+	var res probeResult
+	if err := json.Unmarshal(out, &res); err != nil {
+		return probeResult{}, fmt.Errorf("decode ffprobe output: %w", err)
+	}
+	return res, nil
+}
+
+// inspect checks the probe against media_type and picks the streams.
+func inspect(res probeResult, mediaType string) (videoInfo, error) {
+	names := strings.Split(res.Format.FormatName, ",")
+	if !slices.ContainsFunc(containerFormats[mediaType], func(f string) bool { return slices.Contains(names, f) }) {
+		return videoInfo{}, invalid("The file is %s, not %s.", describeFormat(res.Format.FormatName), mediaType)
+	}
+	var info videoInfo
+	found := false
+	for i, s := range res.Streams {
+		switch {
+		case s.CodecType == "video" && s.Disposition.AttachedPic == 0 && !found:
+			info.video, found = s, true
+		case s.CodecType == "audio" && info.audio == nil && mediaType != "image/gif":
+			info.audio = &res.Streams[i]
+		}
+	}
+	if !found {
+		return videoInfo{}, invalid("The file has no video stream.")
+	}
+	if info.video.Width <= 0 || info.video.Height <= 0 {
+		return videoInfo{}, invalid("The video stream has no dimensions.")
+	}
+	info.width, info.height = info.video.Width, info.video.Height
+	if quarterTurn(info.video) {
+		info.width, info.height = info.height, info.width
+	}
+	info.duration = parseSeconds(res.Format.Duration)
+	if info.duration <= 0 {
+		info.duration = parseSeconds(info.video.Duration)
+	}
+	return info, nil
+}
+
+func describeFormat(name string) string {
+	if name == "" {
+		return "of an unknown format"
+	}
+	return "a " + name + " file"
+}
+
+// quarterTurn reports whether the stream is displayed rotated by 90 or
+// 270 degrees (ffmpeg applies the rotation when it transcodes).
+func quarterTurn(s probeStream) bool {
+	rot := 0.0
+	if r, err := strconv.ParseFloat(s.Tags.Rotate, 64); err == nil {
+		rot = r
+	}
+	for _, sd := range s.SideData {
+		if sd.Rotation != 0 {
+			rot = sd.Rotation
+		}
+	}
+	return int(math.Abs(rot))%180 == 90
+}
+
+// parseSeconds reads ffprobe's decimal seconds ("12.345000"); anything
+// else ("N/A", "") is 0.
+func parseSeconds(s string) time.Duration {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f <= 0 || math.IsInf(f, 0) {
+		return 0
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// tailBuffer keeps the last 4 KiB written to it (a command's stderr).
+type tailBuffer struct{ b []byte }
+
+const tailSize = 4 << 10
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > tailSize {
+		t.b = append([]byte(nil), t.b[len(t.b)-tailSize:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return strings.TrimSpace(string(t.b)) }
