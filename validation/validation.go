@@ -114,10 +114,22 @@ func (v *Validator) check(s any, noun string) []FieldError {
 	}
 	out := make([]FieldError, 0, len(verrs))
 	for _, fe := range verrs {
-		out = append(out, FieldError{Field: fe.Field(), Values: []string{fmt.Sprint(fe.Value())}, Message: v.message(fe, noun),
+		out = append(out, FieldError{Field: fe.Field(), Values: valuesOf(fe.Value()), Message: v.message(fe, noun),
 			Missing: fe.Tag() == "required"})
 	}
 	return out
+}
+
+// valuesOf is the offending value as the error's values: none for a value
+// that was not given (a nil pointer, slice or map), rather than "<nil>".
+func valuesOf(value any) []string {
+	if value == nil {
+		return []string{}
+	}
+	if rv := reflect.ValueOf(value); (rv.Kind() == reflect.Pointer || rv.Kind() == reflect.Slice || rv.Kind() == reflect.Map) && rv.IsNil() {
+		return []string{}
+	}
+	return []string{fmt.Sprint(value)}
 }
 
 func (v *Validator) message(fe validator.FieldError, noun string) string {
@@ -158,8 +170,17 @@ func ParseID(s string) (int64, bool) {
 
 // IDError describes a malformed id parameter in the platform's words.
 func IDError(param, value string) FieldError {
+	return idError(param, "query parameter", value)
+}
+
+// PathIDError is IDError for a path segment (/2/tweets/{id}).
+func PathIDError(param, value string) FieldError {
+	return idError(param, "path parameter", value)
+}
+
+func idError(param, noun, value string) FieldError {
 	return FieldError{Field: param, Values: []string{value},
-		Message: fmt.Sprintf("The `%s` query parameter value [%s] does not match %s", param, value, IDPattern)}
+		Message: fmt.Sprintf("The `%s` %s value [%s] does not match %s", param, noun, value, IDPattern)}
 }
 
 // Enum checks that value is one of allowed.

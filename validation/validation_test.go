@@ -141,3 +141,22 @@ func TestRegisterEnum(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingValueHasNoValues: a required pointer that was not given is
+// reported without values (never Go's "<nil>").
+func TestMissingValueHasNoValues(t *testing.T) {
+	type body struct {
+		Index *int   `json:"segment_index" validate:"required"`
+		Name  string `json:"name" validate:"max=2"`
+	}
+	errs := New().Struct(body{Name: "long"})
+	if len(errs) != 2 {
+		t.Fatalf("errors = %+v, want two", errs)
+	}
+	for _, e := range errs {
+		want := map[string][]string{"segment_index": {}, "name": {"long"}}[e.Field]
+		if strings.Join(e.Values, "|") != strings.Join(want, "|") || e.Values == nil {
+			t.Errorf("%s values = %#v, want %#v", e.Field, e.Values, want)
+		}
+	}
+}

@@ -77,6 +77,9 @@ func decodeJSON(r *http.Request, v any) error {
 	if err := checkStrings(body); err != nil {
 		return err
 	}
+	if err := checkKeys(body, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

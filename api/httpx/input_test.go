@@ -69,6 +69,11 @@ func TestBodyStringsAreUnicode(t *testing.T) {
 		{"NUL still refused", ContentJSON, `{"title":"a\u0000"}`, 400, nul, "title"},
 		{"NUL in a nested object", ContentJSON, `{"title":"t","meta":{"author":"\u0000"}}`, 400, nul, "author"},
 		{"invalid JSON is reported as such", ContentJSON, "{\"title\":\xff}", 400, "not valid JSON", "body"},
+		{"duplicate field", ContentJSON, `{"title":"a","title":"b"}`, 400, "given more than once", "title"},
+		{"duplicate nested field", ContentJSON, `{"title":"t","meta":{"author":"a","author":"b"}}`, 400, "given more than once", "author"},
+		{"same name in a nested object is no duplicate", ContentJSON, `{"title":"t","meta":{"title":"x","author":"a"}}`, 400, "not a valid field", "title"},
+		{"field name in another case", ContentJSON, `{"Title":"t"}`, 400, "did you mean `title`", "Title"},
+		{"nested field name in another case is left to the decoder", ContentJSON, `{"title":"t","meta":{"Author":"a"}}`, 200, `"author":"a"`, ""},
 		{"form value", ContentForm, "title=caf%E9", 400, invalid, "title"},
 		{"form value, valid", ContentForm, "title=caf%C3%A9", 200, `"title":"café"`, ""},
 	}

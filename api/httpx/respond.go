@@ -52,7 +52,7 @@ func PathID(r *http.Request, name string) (int64, error) {
 	raw := r.PathValue(name)
 	id, ok := validation.ParseID(raw)
 	if !ok {
-		return 0, FieldErrors([]validation.FieldError{validation.IDError(name, raw)})
+		return 0, FieldErrors([]validation.FieldError{validation.PathIDError(name, raw)})
 	}
 	return id, nil
 }

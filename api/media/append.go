@@ -251,7 +251,7 @@ func (f *formSegment) readIndex(ctx context.Context, part *multipart.Part) error
 	if err != nil {
 		return readError(ctx, err)
 	}
-	n, err := strconv.Atoi(string(raw))
+	n, err := parseIndex(raw)
 	if err != nil || len(raw) > maxIndexField {
 		return apierr.InvalidParam("segment_index", fmt.Sprintf("The `segment_index` field value [%.32s] is not an integer.", raw), string(raw[:min(len(raw), maxIndexField)]))
 	}
@@ -385,4 +385,18 @@ func fill(r io.Reader, p []byte) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// parseIndex reads a form's segment_index the way the JSON encoding reads
+// it: plain decimal digits, no sign, no leading zero ("0" itself aside).
+func parseIndex(raw []byte) (int, error) {
+	if len(raw) == 0 || (len(raw) > 1 && raw[0] == '0') {
+		return 0, strconv.ErrSyntax
+	}
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, strconv.ErrSyntax
+		}
+	}
+	return strconv.Atoi(string(raw))
 }

@@ -9,9 +9,9 @@ import (
 	"image/draw"
 	"image/jpeg"
 	"image/png"
-	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 
 	// Decoders of the photo formats the API accepts (image.Decode).
@@ -45,7 +45,16 @@ func (p *Processor) maxImageSide() int {
 // dimension limit, and stores a normalised copy: PNG stays PNG, every other
 // format becomes JPEG.
 func (p *Processor) photo(ctx context.Context, j *job) (storage.MediaResult, error) {
-	img, err := p.decodePhoto(j.original, j.media.MediaType)
+	cfg, err := p.photoConfig(j.original, j.media.MediaType)
+	if err != nil {
+		return storage.MediaResult{}, err
+	}
+	release, err := p.reserveDecode(ctx, cfg)
+	if err != nil {
+		return storage.MediaResult{}, err
+	}
+	defer release()
+	img, err := decodePhoto(j.original, imageFormats[j.media.MediaType])
 	if err != nil {
 		return storage.MediaResult{}, err
 	}
@@ -65,32 +74,78 @@ func (p *Processor) photo(ctx context.Context, j *job) (storage.MediaResult, err
 	return storage.MediaResult{Width: b.Dx(), Height: b.Dy(), OutputType: outType, OutputKey: key}, nil
 }
 
-// decodePhoto reads the image at path, which must be in the format of
-// mediaType and within the dimension limit (checked before the pixels are
-// decoded).
-func (p *Processor) decodePhoto(path, mediaType string) (image.Image, error) {
+// photoConfig reads the header of the image at path, which must be in the
+// format of mediaType and within the dimension limit (checked before any
+// pixel is decoded).
+func (p *Processor) photoConfig(path, mediaType string) (image.Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("open working file: %w", err)
+		return image.Config{}, fmt.Errorf("open working file: %w", err)
 	}
 	defer f.Close()
 	want := imageFormats[mediaType]
 	cfg, format, err := image.DecodeConfig(bufio.NewReader(f))
 	if err != nil {
-		return nil, invalid("The file is not a %s image (media_type %s).", strings.ToUpper(want), mediaType)
+		return cfg, invalid("The file is not a %s image (media_type %s).", strings.ToUpper(want), mediaType)
 	}
 	if format != want {
-		return nil, invalid("The file is a %s image, but media_type is %s.", strings.ToUpper(format), mediaType)
+		return cfg, invalid("The file is a %s image, but media_type is %s.", strings.ToUpper(format), mediaType)
 	}
 	if side := p.maxImageSide(); cfg.Width > side || cfg.Height > side {
-		return nil, tooLarge("The image is %dx%d pixels; the largest allowed is %dx%d.", cfg.Width, cfg.Height, side, side)
+		return cfg, tooLarge("The image is %dx%d pixels; the largest allowed is %dx%d.", cfg.Width, cfg.Height, side, side)
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
-		return nil, invalid("The image has no pixels (%dx%d).", cfg.Width, cfg.Height)
+		return cfg, invalid("The image has no pixels (%dx%d).", cfg.Width, cfg.Height)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("rewind working file: %w", err)
+	return cfg, nil
+}
+
+// decodeCost estimates the memory decoding and re-encoding an image of cfg
+// takes: its pixels at 4 bytes (8 for 16-bit colour models) about three
+// times over (the decoder's buffers, the image, a flattened copy).
+func decodeCost(cfg image.Config) int64 {
+	perPixel := int64(4)
+	switch cfg.ColorModel {
+	case color.RGBA64Model, color.NRGBA64Model, color.Gray16Model:
+		perPixel = 8
 	}
+	return int64(cfg.Width) * int64(cfg.Height) * perPixel * 3
+}
+
+// largeDecode is the cost above which a decode hands its memory back to
+// the OS when it ends, so one large photo does not leave the worker's RSS
+// at its peak.
+const largeDecode = 64 << 20
+
+// reserveDecode waits until the worker's decode budget has room for an
+// image of cfg and returns the function that gives it back. An image that
+// could never fit fails with code 2.
+func (p *Processor) reserveDecode(ctx context.Context, cfg image.Config) (func(), error) {
+	sem, size := p.decodeBudget()
+	cost := decodeCost(cfg)
+	if cost > size {
+		return nil, tooLarge("The image is %dx%d pixels, too large to process (it needs about %d MiB; at most %d MiB).",
+			cfg.Width, cfg.Height, cost>>20, size>>20)
+	}
+	if err := sem.Acquire(ctx, cost); err != nil {
+		return nil, fmt.Errorf("wait for decode memory: %w", err)
+	}
+	return func() {
+		sem.Release(cost)
+		if cost > largeDecode {
+			debug.FreeOSMemory()
+		}
+	}, nil
+}
+
+// decodePhoto decodes the image at path, of format (its header was
+// checked).
+func decodePhoto(path, format string) (image.Image, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open working file: %w", err)
+	}
+	defer f.Close()
 	img, _, err := image.Decode(bufio.NewReader(f))
 	if err != nil {
 		return nil, invalid("The %s image could not be decoded: %v.", strings.ToUpper(format), err)

@@ -161,3 +161,49 @@ func (e *env) wantPhoto(t *testing.T, id int64, w, h int, format string) {
 		t.Errorf("output = %s %dx%d (%s, err %v), want %s %dx%d (%s)", got, cfg.Width, cfg.Height, ctype, err, format, w, h, typ)
 	}
 }
+
+// TestPhotoDecodeBudget: a photo whose decode could never fit the worker's
+// budget fails with code 2 before any pixel is decoded; one that fits is
+// processed, and gives its share back (a second one fits after it).
+func TestPhotoDecodeBudget(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p, _ := e.processor(t, nil)
+	p.DecodeBudget = decodeCost(image.Config{Width: 50, Height: 50, ColorModel: color.NRGBAModel})
+	for i, tc := range []struct {
+		side    int
+		wantMsg string
+	}{
+		{50, ""},
+		{50, ""},
+		{200, "The image is 200x200 pixels, too large to process"},
+	} {
+		data := encodeImage(t, "png", tc.side, tc.side)
+		m := e.record(t, upload{mediaType: "image/png", data: data, finalize: true})
+		err := process(t, p, m.ID)
+		if tc.wantMsg != "" {
+			e.wantFailed(t, err, m.ID, storage.MediaErrorTooLarge, ErrorNameLimitExceeded, tc.wantMsg)
+			continue
+		}
+		if err != nil {
+			t.Fatalf("photo %d: %v", i, err)
+		}
+		e.wantPhoto(t, m.ID, tc.side, tc.side, "png")
+	}
+}
+
+func TestDecodeCost(t *testing.T) {
+	for _, tc := range []struct {
+		model color.Model
+		want  int64
+	}{
+		{color.NRGBAModel, 10 * 20 * 4 * 3},
+		{color.YCbCrModel, 10 * 20 * 4 * 3},
+		{color.NRGBA64Model, 10 * 20 * 8 * 3},
+		{color.Gray16Model, 10 * 20 * 8 * 3},
+	} {
+		if got := decodeCost(image.Config{Width: 10, Height: 20, ColorModel: tc.model}); got != tc.want {
+			t.Errorf("decodeCost(%T) = %d, want %d", tc.model, got, tc.want)
+		}
+	}
+}

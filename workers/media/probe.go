@@ -24,12 +24,15 @@ type probeResult struct {
 }
 
 type probeStream struct {
-	Index       int    `json:"index"`
-	CodecType   string `json:"codec_type"`
-	CodecName   string `json:"codec_name"`
-	Width       int    `json:"width"`
-	Height      int    `json:"height"`
-	Duration    string `json:"duration"`
+	Index     int    `json:"index"`
+	CodecType string `json:"codec_type"`
+	CodecName string `json:"codec_name"`
+	Width     int    `json:"width"`
+	Height    int    `json:"height"`
+	Duration  string `json:"duration"`
+	// ReadPackets counts the stream's packets (asked for GIFs only, where
+	// a packet is a frame): "" when not counted.
+	ReadPackets string `json:"nb_read_packets"`
 	Disposition struct {
 		AttachedPic int `json:"attached_pic"`
 	} `json:"disposition"`
@@ -49,6 +52,7 @@ type videoInfo struct {
 	duration time.Duration
 	width    int
 	height   int
+	frames   int // GIFs: the frame count; 0 otherwise
 }
 
 // containerFormats are the ffprobe format names each video media_type may
@@ -60,7 +64,12 @@ var containerFormats = map[string][]string{
 
 // probe runs ffprobe on path. Bytes ffprobe cannot read are a client error.
 func (p *Processor) probe(ctx context.Context, path, mediaType string) (probeResult, error) {
-	cmd := command(ctx, p.ffprobe(), "-v", "error", "-print_format", "json", "-show_format", "-show_streams", path)
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}
+	if mediaType == "image/gif" {
+		// Count the frames: the demuxer only, no decoding.
+		args = append(args, "-count_packets")
+	}
+	cmd := command(ctx, p.ffprobe(), append(args, path)...)
 	stderr := &tailBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.Output()
@@ -107,6 +116,7 @@ func inspect(res probeResult, mediaType string) (videoInfo, error) {
 	if quarterTurn(info.video) {
 		info.width, info.height = info.height, info.width
 	}
+	info.frames, _ = strconv.Atoi(info.video.ReadPackets)
 	info.duration = parseSeconds(res.Format.Duration)
 	if info.duration <= 0 {
 		info.duration = parseSeconds(info.video.Duration)

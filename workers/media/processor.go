@@ -7,9 +7,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
+	"golang.org/x/sync/semaphore"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -41,6 +43,17 @@ type Processor struct {
 	ProgressEvery time.Duration
 	// MaxImageSide caps a photo's width and height (default 8192).
 	MaxImageSide int
+	// MaxVideoSide caps a video's or animated GIF's width and height
+	// (default 4096).
+	MaxVideoSide int
+	// DecodeBudget is the memory all photo decodes of this worker may
+	// take at once, estimated from their dimensions (default 1 GiB): a
+	// decode waits for room, and one that could never fit fails with
+	// code 2.
+	DecodeBudget int64
+
+	budgetOnce sync.Once
+	budget     *semaphore.Weighted
 }
 
 // job is one attempt at one media: its record, the uploader's limit and
@@ -51,6 +64,23 @@ type job struct {
 	dir      string // working directory, removed after the attempt
 	original string // the assembled upload
 	size     int64
+}
+
+func (p *Processor) maxVideoSide() int {
+	if p.MaxVideoSide > 0 {
+		return p.MaxVideoSide
+	}
+	return 4096
+}
+
+// decodeBudget is the semaphore of DecodeBudget bytes and its size.
+func (p *Processor) decodeBudget() (*semaphore.Weighted, int64) {
+	size := p.DecodeBudget
+	if size <= 0 {
+		size = 1 << 30
+	}
+	p.budgetOnce.Do(func() { p.budget = semaphore.NewWeighted(size) })
+	return p.budget, size
 }
 
 func (p *Processor) now() time.Time {

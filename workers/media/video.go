@@ -49,6 +49,9 @@ func (p *Processor) video(ctx context.Context, j *job) (storage.MediaResult, err
 	if err := checkDuration(info, j.limit); err != nil {
 		return storage.MediaResult{}, err
 	}
+	if err := p.checkFrames(info, j.media.Kind); err != nil {
+		return storage.MediaResult{}, err
+	}
 	out, poster := filepath.Join(j.dir, "media.mp4"), filepath.Join(j.dir, "preview.jpg")
 	if err := p.transcode(ctx, j, info, out); err != nil {
 		return storage.MediaResult{}, err
@@ -78,6 +81,32 @@ func checkDuration(info videoInfo, limit storage.MediaLimit) error {
 	case info.duration > limit.Duration:
 		return tooLarge("The video is %.1f seconds long; the allowed length for this account is %s.",
 			info.duration.Seconds(), limit.DescribeDuration())
+	}
+	return nil
+}
+
+// Animated GIF limits, the platform's documented ones: a GIF is decoded
+// frame by frame at its full canvas size, so a tiny file can otherwise ask
+// for gigabytes of memory or hours of encoding.
+const (
+	maxGIFFrames = 350
+	maxGIFPixels = 300_000_000 // width x height x frames
+)
+
+// checkFrames holds the video to the processing limits: each side at most
+// MaxVideoSide; for animated GIFs the frame and pixel budgets.
+func (p *Processor) checkFrames(info videoInfo, kind string) error {
+	if side := p.maxVideoSide(); info.width > side || info.height > side {
+		return tooLarge("The video is %dx%d pixels; each side may be at most %d.", info.width, info.height, side)
+	}
+	if kind != storage.MediaAnimatedGIF {
+		return nil
+	}
+	if info.frames > maxGIFFrames {
+		return tooLarge("The GIF has %d frames; at most %d are allowed.", info.frames, maxGIFFrames)
+	}
+	if pixels := int64(info.width) * int64(info.height) * int64(max(info.frames, 1)); pixels > maxGIFPixels {
+		return tooLarge("The GIF has %d pixels over its frames (width x height x frames); at most %d are allowed.", pixels, maxGIFPixels)
 	}
 	return nil
 }
@@ -166,13 +195,13 @@ func (p *Processor) poster(ctx context.Context, src string, duration time.Durati
 			"-ss", strconv.FormatFloat(at.Seconds(), 'f', 3, 64), "-i", src,
 			"-frames:v", "1", "-q:v", "3", "-update", "1", "-f", "image2", out)
 		if msg, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("poster frame: %w: %s", err, strings.TrimSpace(string(msg)))
+			return posterError(err, strings.TrimSpace(string(msg)))
 		}
 		if fi, err := os.Stat(out); err == nil && fi.Size() > 0 {
 			return nil
 		}
 	}
-	return errors.New("poster frame: ffmpeg wrote no frame")
+	return invalid("The file holds no video frame.")
 }
 
 func (p *Processor) progressEvery() time.Duration {
@@ -222,4 +251,16 @@ func (pr *progress) report(ctx context.Context, percent int) {
 	if err := pr.store.SetMediaProgress(ctx, pr.id, percent); err != nil && ctx.Err() == nil {
 		pr.log.WarnContext(ctx, "record media progress", "media_id", pr.id, "err", err)
 	}
+}
+
+// posterError classifies a poster-frame ffmpeg failure. The transcode
+// succeeded, so ffmpeg refusing its own output means the output holds no
+// frame (a GIF without images, say): the upload's fault, not retried.
+// Failures that blame the machine are retried.
+func posterError(err error, output string) error {
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Exited() && !machineFailure(output) {
+		return invalid("The file holds no video frame.")
+	}
+	return fmt.Errorf("poster frame: %w: %s", err, output)
 }

@@ -2,6 +2,10 @@ package media
 
 import (
 	"bytes"
+	"image"
+	"image/color"
+	"image/color/palette"
+	"image/gif"
 	"image/jpeg"
 	"os"
 	"path/filepath"
@@ -62,6 +66,16 @@ func TestProcessVideos(t *testing.T) {
 			wantCode: storage.MediaErrorInvalidMedia, wantMsg: "The file has no video stream."},
 		{name: "png declared as gif", mediaType: "image/gif", data: encodeImage(t, "png", 8, 8),
 			wantCode: storage.MediaErrorInvalidMedia, wantMsg: "not image/gif"},
+		{name: "gif with too many frames", mediaType: "image/gif", data: animatedGIF(t, 2, 2, maxGIFFrames+1),
+			wantCode: storage.MediaErrorTooLarge, wantMsg: "The GIF has 351 frames; at most 350 are allowed."},
+		{name: "gif canvas over the side limit", mediaType: "image/gif", data: gifCanvas(t, 5000, 10, 2),
+			wantCode: storage.MediaErrorTooLarge, wantMsg: "The video is 5000x10 pixels; each side may be at most 4096."},
+		{name: "gif over the pixel budget", mediaType: "image/gif", data: gifCanvas(t, 4000, 4000, 20),
+			wantCode: storage.MediaErrorTooLarge, wantMsg: "The GIF has 320000000 pixels over its frames"},
+		// A header and a trailer, no image: ffmpeg "transcodes" nothing, so
+		// the poster frame finds no stream. The upload's fault, not retried.
+		{name: "gif without frames", mediaType: "image/gif", data: []byte("GIF89a\x10\x00\x10\x00\x00\x00\x00;"),
+			wantCode: storage.MediaErrorInvalidMedia, wantMsg: "no video frame"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -185,4 +199,20 @@ func TestAspectRatio(t *testing.T) {
 			t.Errorf("aspectRatio(%d, %d) = %q, want %q", tc.w, tc.h, got, tc.want)
 		}
 	}
+}
+
+// gifCanvas is a GIF whose logical screen is w x h while each of its
+// frames is one pixel: tiny on disk, large once decoded.
+func gifCanvas(t *testing.T, w, h, frames int) []byte {
+	t.Helper()
+	anim := &gif.GIF{Config: image.Config{Width: w, Height: h, ColorModel: color.Palette(palette.Plan9)}}
+	for range frames {
+		anim.Image = append(anim.Image, image.NewPaletted(image.Rect(0, 0, 1, 1), palette.Plan9))
+		anim.Delay = append(anim.Delay, 10)
+	}
+	var buf bytes.Buffer
+	if err := gif.EncodeAll(&buf, anim); err != nil {
+		t.Fatalf("encode GIF: %v", err)
+	}
+	return buf.Bytes()
 }
