@@ -33,7 +33,7 @@ func TestMediaRejected(t *testing.T) {
 	}
 	expired := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, ExpiresAt: time.Now().Add(-time.Minute)})
 	removed := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, ExpiresAt: time.Now().Add(-time.Minute)})
-	if _, err := b.db.DeleteExpiredUpload(ctx, removed.ID, time.Now()); err != nil {
+	if err := b.db.DeleteExpiredUpload(ctx, removed.ID, time.Now(), func([]string) error { return nil }); err != nil {
 		t.Fatalf("remove expired upload: %v", err)
 	}
 	gap := b.initMedia(t, "oauth:author", map[string]any{"media_type": "image/png", "total_bytes": 10})
@@ -93,6 +93,7 @@ func TestMediaRejected(t *testing.T) {
 		{"media_type no category takes", "POST", init, "oauth:author", png(map[string]any{"media_type": "model/gltf-binary"}), 400, invalid, []string{"media_type"}, ""},
 		{"photo over 5 MiB", "POST", init, "oauth:author", png(map[string]any{"total_bytes": 5<<20 + 1}), 400, invalid, []string{"total_bytes"}, "5242880 bytes (5 MiB)"},
 		{"GIF over 15 MiB", "POST", init, "oauth:author", png(map[string]any{"media_type": "image/gif", "total_bytes": 15<<20 + 1}), 400, invalid, []string{"total_bytes"}, "15 MiB"},
+		{"video over what 1000 segments carry", "POST", init, "oauth:author", png(map[string]any{"media_type": "video/mp4", "total_bytes": 1000*(5<<20) + 1}), 400, invalid, []string{"total_bytes"}, "at most 1000 segments"},
 		{"video over 8 GiB for a default user", "POST", init, "oauth:author", png(map[string]any{"media_type": "video/mp4", "total_bytes": 8<<30 + 1}), 400, invalid, []string{"total_bytes"}, "8 GiB"},
 		{"DM video over 512 MiB", "POST", init, "oauth:author", png(map[string]any{"media_type": "video/mp4", "media_category": "dm_video", "total_bytes": 512<<20 + 1}), 400, invalid, []string{"total_bytes"}, "512 MiB"},
 		{"additional owner not an id", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{"bob"}}), 400, invalid, []string{"additional_owners"}, "bob"},

@@ -123,6 +123,10 @@ const (
 	MediaMaxSegment = 5 << 20
 	// MediaMaxSegmentIndex is the highest segment_index.
 	MediaMaxSegmentIndex = 999
+	// MediaMaxUpload is the most a chunked upload can carry: every
+	// segment index at its largest. The spec's 8 GB and 16 GB video limits
+	// are above it; initialize refuses a total it could never receive.
+	MediaMaxUpload = (MediaMaxSegmentIndex + 1) * MediaMaxSegment
 	// MediaCheckAfter is the check_after_secs a client gets while media is
 	// not final.
 	MediaCheckAfter = 1 * time.Second

@@ -115,6 +115,12 @@ func finalFailure(handler, next asynq.Handler) asynq.Handler {
 		if err == nil {
 			return nil
 		}
+		// A run whose context was cancelled was stopped (the worker shuts
+		// down), not failed: asynq puts the task back, so even on the last
+		// attempt it is not final. A deadline is a failure like any other.
+		if errors.Is(ctx.Err(), context.Canceled) {
+			return err
+		}
 		if a := attemptOf(ctx); finalAttempt(a.retried, a.maxRetry, err) {
 			ff.FinalFailure(ctx, t, a.retried+1, err)
 		}

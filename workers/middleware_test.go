@@ -206,3 +206,35 @@ func TestRunLevel(t *testing.T) {
 		}
 	}
 }
+
+// TestStoppedRunIsNotFinal: a run whose context was cancelled (the worker
+// shutting down; asynq puts the task back) is no final failure, even on
+// the last attempt; a run failing with its context live is.
+func TestStoppedRunIsNotFinal(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		cancelled bool
+		wantFinal bool
+	}{
+		{"stopped", true, false},
+		{"failed", false, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &scripted{failures: 1, err: errors.New("boom"), done: make(chan struct{})}
+			ctx, cancel := context.WithCancel(t.Context())
+			if tc.cancelled {
+				cancel()
+				h.err = context.Canceled
+			}
+			defer cancel()
+			// No asynq metadata in ctx: no retries left, every failure would be final.
+			err := finalFailure(h, h).ProcessTask(ctx, asynq.NewTask("test:run", nil))
+			if err == nil {
+				t.Fatal("the failing run returned nil")
+			}
+			if got := len(h.finals) == 1; got != tc.wantFinal {
+				t.Errorf("final failures %v, want final = %v", h.finals, tc.wantFinal)
+			}
+		})
+	}
+}

@@ -88,7 +88,16 @@ func (m *Module) appendSegment(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	media, err = m.record(ctx, media, seg)
 	if err != nil {
-		m.discard(ctx, seg.key)
+		// Only a refused segment is known to have no row: after another
+		// failure (a timeout, a lost commit acknowledgement) the row may
+		// exist, and deleting its object would break the upload. The
+		// object is kept then (an orphan if the row does not exist).
+		var refusal *apierr.Error
+		if errors.As(err, &refusal) {
+			m.discard(ctx, seg.key)
+		} else {
+			m.Logger.WarnContext(ctx, "segment stored but not known to be recorded; object kept", "media_id", media.ID, "key", seg.key, "err", err)
+		}
 		return err
 	}
 	return httpx.WriteJSON(w, http.StatusOK, appendResponse{Data: appendObject{ExpiresAt: media.ExpiresAt.Unix()}})

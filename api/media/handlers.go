@@ -105,6 +105,10 @@ func (m *Module) checkSize(ctx context.Context, userID int64, category string, t
 		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] is over the limit for %s media on your account: %d bytes (%s).",
 			total, category, limit.Bytes, describeBytes(limit.Bytes)), fmt.Sprint(total))
 	}
+	if total > storage.MediaMaxUpload {
+		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] cannot be uploaded in chunks: at most %d segments (segment_index 0-%d) of at most %d bytes each, %d bytes (%s) in all.",
+			total, storage.MediaMaxSegmentIndex+1, storage.MediaMaxSegmentIndex, storage.MediaMaxSegment, storage.MediaMaxUpload, describeBytes(storage.MediaMaxUpload)), fmt.Sprint(total))
+	}
 	return nil
 }
 

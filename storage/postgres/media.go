@@ -245,11 +245,12 @@ func (db *DB) MarkMediaSwept(ctx context.Context, ids []int64, at time.Time) err
 }
 
 // DeleteExpiredUpload removes upload id, with its segment records, if it
-// was never finalized and expired before now; it returns the segments'
-// blob keys for the caller to delete, or storage.ErrNotFound when the
-// upload is gone or no longer expired (finalized meanwhile).
-func (db *DB) DeleteExpiredUpload(ctx context.Context, id int64, now time.Time) ([]string, error) {
-	var keys []string
+// was never finalized and expired before now. With the row locked (so a
+// finalize waits, then finds no upload) it first hands every segment's
+// blob key to deleteObjects: if that fails, nothing is deleted and the
+// sweeper tries again. It returns storage.ErrNotFound when the upload is
+// gone or no longer expired (finalized in time).
+func (db *DB) DeleteExpiredUpload(ctx context.Context, id int64, now time.Time, deleteObjects func(keys []string) error) error {
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var one int
 		if err := tx.QueryRow(ctx, `SELECT 1 FROM media WHERE id = $1 AND state = 'uploading' AND expires_at <= $2
@@ -260,13 +261,17 @@ func (db *DB) DeleteExpiredUpload(ctx context.Context, id int64, now time.Time) 
 		if err != nil {
 			return err
 		}
-		if keys, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			return err
+		}
+		if err := deleteObjects(keys); err != nil {
 			return err
 		}
 		_, err = tx.Exec(ctx, `DELETE FROM media WHERE id = $1`, id)
 		return err
 	})
-	return keys, wrap(fmt.Sprintf("delete expired upload %d", id), err)
+	return wrap(fmt.Sprintf("delete expired upload %d", id), err)
 }
 
 // DeleteMediaSegments forgets the segment copies of media id once they

@@ -207,11 +207,22 @@ func TestMediaSweepAndExpiry(t *testing.T) {
 	if !slices.Equal(ids, want) {
 		t.Errorf("due = %v, want %v (not the live upload %d)", ids, want, live.ID)
 	}
-	_, err = db.DeleteExpiredUpload(ctx, live.ID, now)
-	wantErrIs(t, "delete a live upload", err, storage.ErrNotFound)
-	keys, err := db.DeleteExpiredUpload(ctx, expired.ID, now)
-	if err != nil || len(keys) != 1 {
-		t.Fatalf("DeleteExpiredUpload = %v, %v; want the one segment key", keys, err)
+	var keys []string
+	collect := func(k []string) error { keys = append(keys, k...); return nil }
+	wantErrIs(t, "delete a live upload", db.DeleteExpiredUpload(ctx, live.ID, now, collect), storage.ErrNotFound)
+	if len(keys) != 0 {
+		t.Errorf("a live upload's objects were handed out for deletion: %v", keys)
+	}
+	// Deleting the objects fails: nothing is deleted, the next tick retries.
+	failing := func([]string) error { return errors.New("blob store down") }
+	if err := db.DeleteExpiredUpload(ctx, expired.ID, now, failing); err == nil {
+		t.Fatal("DeleteExpiredUpload succeeded although the objects could not be deleted")
+	}
+	if segs, _ := db.MediaSegments(ctx, expired.ID); len(segs) != 1 {
+		t.Fatalf("segments after a failed delete = %v, want the one kept", segs)
+	}
+	if err := db.DeleteExpiredUpload(ctx, expired.ID, now, collect); err != nil || len(keys) != 1 {
+		t.Fatalf("DeleteExpiredUpload = %v, keys %v; want the one segment key", err, keys)
 	}
 	_, err = db.Media(ctx, expired.ID)
 	wantErrIs(t, "load a deleted upload", err, storage.ErrNotFound)
@@ -248,4 +259,32 @@ func TestUserMediaElevated(t *testing.T) {
 	if err := db.SetUserFlag(ctx, u.ID, "admin", true); err == nil {
 		t.Error("SetUserFlag accepted an unknown flag")
 	}
+}
+
+// TestExpiryRacesFinalize: a finalize stamped just before the expiry (its
+// API's clock) that arrives while the sweeper removes the upload waits for
+// the sweeper's lock and then finds no upload; it never gets a pending
+// media whose segment objects are gone.
+func TestExpiryRacesFinalize(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	now := time.Now().UTC()
+	m := factory.Media(t, db, &factory.MediaOpts{TotalBytes: 10, ExpiresAt: now})
+	if err := addSegment(t, db, m.ID, 0, 10, now.Add(-time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	finalized := make(chan error, 1)
+	err := db.DeleteExpiredUpload(ctx, m.ID, now, func([]string) error {
+		go func() {
+			_, err := db.FinalizeMedia(ctx, m.ID, now.Add(-time.Millisecond))
+			finalized <- err
+		}()
+		time.Sleep(100 * time.Millisecond) // the finalize is waiting for the row
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("DeleteExpiredUpload: %v", err)
+	}
+	wantErrIs(t, "finalize behind the sweeper", <-finalized, storage.ErrNotFound)
 }

@@ -3,10 +3,8 @@ package media
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
@@ -73,11 +71,10 @@ func (p *Processor) probe(ctx context.Context, path, mediaType string) (probeRes
 	stderr := &tailBuffer{}
 	cmd.Stderr = stderr
 	out, err := cmd.Output()
-	var exit *exec.ExitError
 	switch {
 	case ctx.Err() != nil:
 		return probeResult{}, fmt.Errorf("ffprobe: %w", context.Cause(ctx))
-	case errors.As(err, &exit) && exit.Exited():
+	case err != nil && refusedInput(err, stderr.String()):
 		p.logger().InfoContext(ctx, "ffprobe rejected the upload", "stderr", stderr.String())
 		return probeResult{}, invalid("The file could not be read as %s.", mediaType)
 	case err != nil:

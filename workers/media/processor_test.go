@@ -246,3 +246,41 @@ func readPID(t *testing.T, path string) int {
 	}
 	return pid
 }
+
+// TestFFmpegStoppedBySignalIsRetried: ffmpeg ending with the status of a
+// stop signal (255), e.g. a service manager stopping the worker's group, is
+// not the upload's fault: the task is retried and the media stays in
+// progress; a plain refusal (status 1) fails it with code 1.
+func TestFFmpegStoppedBySignalIsRetried(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	video := shortVideo(t)
+	for _, tc := range []struct {
+		status     int
+		wantFailed bool
+	}{
+		{255, false},
+		{1, true},
+	} {
+		t.Run(fmt.Sprintf("exit %d", tc.status), func(t *testing.T) {
+			wrapper := filepath.Join(t.TempDir(), "ffmpeg")
+			if err := os.WriteFile(wrapper, fmt.Appendf(nil, "#!/bin/sh\nexit %d\n", tc.status), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			m := e.record(t, upload{mediaType: "video/mp4", data: video, finalize: true})
+			p, _ := e.processor(t, nil)
+			p.FFmpeg = wrapper
+			err := p.ProcessTask(t.Context(), mediaTask(t, m.ID))
+			if tc.wantFailed {
+				e.wantFailed(t, err, m.ID, storage.MediaErrorInvalidMedia, ErrorNameInvalidMedia, "could not be decoded")
+				return
+			}
+			if err == nil || errors.Is(err, tasks.ErrClientInput) {
+				t.Errorf("ProcessTask = %v, want a retryable error", err)
+			}
+			if got := e.load(t, m.ID); got.State != storage.MediaInProgress {
+				t.Errorf("media is %s, want in_progress (for the retry)", got.State)
+			}
+		})
+	}
+}

@@ -29,7 +29,6 @@ type Store interface {
 type SweepStore interface {
 	MediaDue(ctx context.Context, now time.Time, limit int) ([]storage.Media, error)
 	MarkMediaSwept(ctx context.Context, ids []int64, at time.Time) error
-	MediaSegments(ctx context.Context, id int64) ([]storage.MediaSegment, error)
-	DeleteExpiredUpload(ctx context.Context, id int64, now time.Time) ([]string, error)
+	DeleteExpiredUpload(ctx context.Context, id int64, now time.Time, deleteObjects func(keys []string) error) error
 	FailMedia(ctx context.Context, id int64, code int, name, message string, at time.Time) error
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -60,34 +59,23 @@ func work(id int64) (*sweep.Work, error) {
 	return &sweep.Work{Task: task, Queue: tasks.QueueMedia, TaskID: tasks.MediaTaskID(id)}, nil
 }
 
-// deleteExpired removes an upload never finalized: its segment objects
-// first, then its records, so an object whose delete fails is still listed
-// and the next tick tries again. An expired upload takes no more segments
-// and cannot be finalized (storage refuses both), so nothing is added
-// behind the deletes; one finalized before it expired is not due here.
+// deleteExpired removes an upload never finalized: with its row locked,
+// its segment objects, then its records. A finalize racing it waits for the
+// lock and then finds no upload (404), or wins and the upload is no longer
+// due; a failed object delete leaves everything for the next tick.
 func (s *Sweep) deleteExpired(ctx context.Context, m storage.Media, now time.Time) error {
-	segs, err := s.Store.MediaSegments(ctx, m.ID)
-	if err != nil {
-		return err
-	}
-	keys := make([]string, 0, len(segs))
-	for _, seg := range segs {
-		keys = append(keys, seg.Key)
-	}
-	if err := s.deleteObjects(ctx, m.ID, keys); err != nil {
-		return err
-	}
-	left, err := s.Store.DeleteExpiredUpload(ctx, m.ID, now)
+	deleted := 0
+	err := s.Store.DeleteExpiredUpload(ctx, m.ID, now, func(keys []string) error {
+		deleted = len(keys)
+		return s.deleteObjects(ctx, m.ID, keys)
+	})
 	if errors.Is(err, storage.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
 		return err
 	}
-	if err := s.deleteObjects(ctx, m.ID, slices.DeleteFunc(left, func(k string) bool { return slices.Contains(keys, k) })); err != nil {
-		return err
-	}
-	s.logger().InfoContext(ctx, "expired upload removed", "media_id", m.ID, "segments", len(segs))
+	s.logger().InfoContext(ctx, "expired upload removed", "media_id", m.ID, "segments", deleted)
 	return nil
 }
 

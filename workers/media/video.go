@@ -165,8 +165,7 @@ func (p *Processor) transcodeResult(ctx context.Context, err error, stderr *tail
 	if ctx.Err() != nil {
 		return fmt.Errorf("ffmpeg stopped: %w", context.Cause(ctx))
 	}
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.Exited() && !machineFailure(stderr.String()) {
+	if refusedInput(err, stderr.String()) {
 		p.logger().InfoContext(ctx, "ffmpeg rejected the upload", "stderr", stderr.String())
 		return invalid("The file could not be decoded as %s.", mediaType)
 	}
@@ -177,6 +176,17 @@ func (p *Processor) transcodeResult(ctx context.Context, err error, stderr *tail
 // input: the task is retried.
 var machineFailures = []string{"No space left on device", "Permission denied", "Cannot allocate memory",
 	"Unknown encoder", "Encoder not found", "Too many open files"}
+
+// signalExit is the status ffmpeg exits with after a signal (SIGINT,
+// SIGTERM) asked it to stop: not the input's fault.
+const signalExit = 255
+
+// refusedInput reports whether err is ffmpeg or ffprobe exiting on its own
+// because of the input (not a signal, not the machine).
+func refusedInput(err error, stderr string) bool {
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.Exited() && exit.ExitCode() != signalExit && !machineFailure(stderr)
+}
 
 func machineFailure(stderr string) bool {
 	for _, m := range machineFailures {
@@ -258,8 +268,7 @@ func (pr *progress) report(ctx context.Context, percent int) {
 // frame (a GIF without images, say): the upload's fault, not retried.
 // Failures that blame the machine are retried.
 func posterError(err error, output string) error {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.Exited() && !machineFailure(output) {
+	if refusedInput(err, output) {
 		return invalid("The file holds no video frame.")
 	}
 	return fmt.Errorf("poster frame: %w: %s", err, output)
