@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -47,7 +48,7 @@ func decodeBody(r *http.Request, v any) error {
 		// Content-Type, which the endpoint's rule may default to a form.
 		body, err := io.ReadAll(r.Body)
 		if err != nil {
-			return bodyReadError(err)
+			return BodyReadError(r.Context(), err)
 		}
 		values, err := url.ParseQuery(string(body))
 		if err != nil {
@@ -56,7 +57,7 @@ func decodeBody(r *http.Request, v any) error {
 		return decodeValues(values, v, "field")
 	case ContentMultipart:
 		if err := r.ParseMultipartForm(multipartMemory); err != nil {
-			return bodyReadError(err)
+			return BodyReadError(r.Context(), err)
 		}
 		return decodeValues(url.Values(r.MultipartForm.Value), v, "field")
 	}
@@ -69,7 +70,7 @@ func decodeBody(r *http.Request, v any) error {
 func decodeJSON(r *http.Request, v any) error {
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return bodyReadError(err)
+		return BodyReadError(r.Context(), err)
 	}
 	if len(bytes.TrimSpace(body)) == 0 {
 		return apierr.InvalidParam("body", "The request body is required and must be a JSON object.")
@@ -91,11 +92,16 @@ func decodeJSON(r *http.Request, v any) error {
 	return nil
 }
 
-// bodyReadError is 413 for a body over the cap, else invalid-request.
-func bodyReadError(err error) error {
+// BodyReadError renders a failure to read a request body: 413 for a body
+// over the endpoint's cap, client-disconnected when ctx (the request's) is
+// done, else invalid-request naming the body.
+func BodyReadError(ctx context.Context, err error) error {
 	var tooLarge *http.MaxBytesError
-	if errors.As(err, &tooLarge) {
+	switch {
+	case errors.As(err, &tooLarge):
 		return apierr.PayloadTooLarge(tooLarge.Limit)
+	case ctx.Err() != nil:
+		return apierr.ClientDisconnected()
 	}
 	return apierr.InvalidParam("body", fmt.Sprintf("The request body could not be read: %v", err))
 }

@@ -202,7 +202,7 @@ func (f *formSegment) read(ctx context.Context, mr *multipart.Reader) error {
 			return nil
 		}
 		if err != nil {
-			return readError(ctx, err)
+			return httpx.BodyReadError(ctx, err)
 		}
 		err = f.readPart(ctx, part)
 		part.Close()
@@ -244,7 +244,7 @@ func (f *formSegment) store(ctx context.Context, part *multipart.Part) error {
 	case errors.Is(body.err, errSegmentTooLarge):
 		return checkSize(f.media, body.n)
 	case body.err != nil:
-		return readError(ctx, body.err)
+		return httpx.BodyReadError(ctx, body.err)
 	case err != nil && ctx.Err() != nil:
 		return apierr.ClientDisconnected()
 	case err != nil:
@@ -258,7 +258,7 @@ func (f *formSegment) store(ctx context.Context, part *multipart.Part) error {
 func (f *formSegment) readIndex(ctx context.Context, part *multipart.Part) error {
 	raw, err := io.ReadAll(io.LimitReader(part, maxIndexField+1))
 	if err != nil {
-		return readError(ctx, err)
+		return httpx.BodyReadError(ctx, err)
 	}
 	n, err := parseIndex(raw)
 	if err != nil || len(raw) > maxIndexField {
@@ -311,19 +311,6 @@ func checkSize(media storage.Media, n int64) error {
 		return apierr.InvalidParam("media", fmt.Sprintf("The `media` segment is larger than the upload's total_bytes (%d).", media.TotalBytes))
 	}
 	return nil
-}
-
-// readError renders a failure to read the request body: 413 over the
-// endpoint's cap, 499 when the client went away, else invalid-request.
-func readError(ctx context.Context, err error) error {
-	var tooLarge *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooLarge):
-		return apierr.PayloadTooLarge(tooLarge.Limit)
-	case ctx.Err() != nil:
-		return apierr.ClientDisconnected()
-	}
-	return apierr.InvalidParam("body", fmt.Sprintf("The multipart body could not be read: %v.", err))
 }
 
 // segmentKey is a new segment object's key: random, so concurrent or

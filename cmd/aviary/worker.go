@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -43,6 +45,11 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	processor := &compliance.Processor{Store: b.db, Blobs: b.blobs, Logger: log}
 	var wg sync.WaitGroup
 	sctx, cancel := context.WithCancel(ctx)
+	// Keep asynq's queue list whole even if Redis lost its data while API
+	// processes (whose clients list a queue only once) kept running.
+	wg.Go(func() {
+		workers.KeepQueuesListed(sctx, b.redis, slices.Sorted(maps.Keys(queues)), workers.QueueListInterval, log)
+	})
 	if cfg.Reconcile {
 		// A finished job hands the next one of its app and type straight
 		// to the uploads sweeper instead of waiting for its tick.
