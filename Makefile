@@ -63,9 +63,10 @@ TEST_FLAGS ?= -count=1 -p 2 -timeout 25m
 # Settings for `make run` (passed to the aviary commands it starts). The
 # /admin/queues credentials default to admin/aviary for local development.
 AVIARY_PUBLIC_URL     ?= http://localhost:8080
+AVIARY_SANDBOX_PUBLIC_URL ?= http://localhost:8081
 AVIARY_ADMIN_USER     ?= admin
 AVIARY_ADMIN_PASSWORD ?= aviary
-RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)'
+RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)'
 
 .PHONY: build deps tools run test lint bench docker-up clean help
 
@@ -105,12 +106,13 @@ run: deps build
 	bearer="$$(field bearer_token)"; \
 	echo; \
 	echo "== Aviary demo credentials (saved in $$f) =="; \
-	for k in consumer_key consumer_secret bearer_token access_token access_token_secret user_id username ads_account_id; do \
+	for k in consumer_key consumer_secret bearer_token access_token access_token_secret user_id username ads_account_id funding_instrument_id; do \
 		printf '  %-20s %s\n' "$$k" "$$(field "$$k")"; \
 	done; \
 	echo; \
 	echo "== URLs (once the server below is up) =="; \
-	echo "  API base      $$url   (v2 endpoints under $$url/2/)"; \
+	echo "  API base      $$url   (v2 endpoints under $$url/2/, ads API under $$url/12/)"; \
+	echo "  ads sandbox   $(AVIARY_SANDBOX_PUBLIC_URL)/12/   (OAuth 1.0a; POST /12/accounts creates a sandbox account)"; \
 	echo "  health        $$url/healthz"; \
 	echo "  readiness     $$url/readyz"; \
 	echo "  metrics       $$url/metrics"; \

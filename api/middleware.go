@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/internal/logctx"
 )
@@ -51,6 +52,9 @@ func (s *Server) withEnvelope(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if isAdsPath(cleanPath(r.URL.Path)) {
 			r = r.WithContext(apierr.WithEnvelope(r.Context(), apierr.Ads))
+		}
+		if s.Sandbox {
+			r = r.WithContext(adsx.WithSandbox(r.Context()))
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -3,9 +3,19 @@ package api
 import (
 	"log/slog"
 	"net/http"
+	"reflect"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/aviary-dev/aviary/api/ads/accounts"
+	"github.com/aviary-dev/aviary/api/ads/adsx"
+	"github.com/aviary-dev/aviary/api/ads/campaigns"
+	"github.com/aviary-dev/aviary/api/ads/categories"
+	"github.com/aviary-dev/aviary/api/ads/creatives"
+	"github.com/aviary-dev/aviary/api/ads/lineitems"
+	"github.com/aviary-dev/aviary/api/ads/medialibrary"
+	"github.com/aviary-dev/aviary/api/ads/promoted"
+	"github.com/aviary-dev/aviary/api/ads/targeting"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
@@ -19,19 +29,73 @@ type Modules struct {
 	Compliance *compliance.Module
 	Media      *media.Module
 	Posts      *posts.Module
+	Ads        AdsModules
 }
 
-// endpoints is every feature's endpoints, in the order they are listed here.
-func (m Modules) endpoints() []httpx.Endpoint {
+// AdsModules are the advertising API's features (paths /12/..., /5/...),
+// the only ones the sandbox listener serves.
+type AdsModules struct {
+	Accounts     *accounts.Module
+	Campaigns    *campaigns.Module
+	LineItems    *lineitems.Module
+	Promoted     *promoted.Module
+	Targeting    *targeting.Module
+	Categories   *categories.Module
+	Creatives    *creatives.Module
+	MediaLibrary *medialibrary.Module
+}
+
+// AdsStore is what the ads features need of storage (*postgres.DB).
+type AdsStore interface {
+	accounts.Store
+	campaigns.Store
+	lineitems.Store
+	promoted.Store
+	targeting.Store
+	categories.Store
+	creatives.Store
+	medialibrary.Store
+}
+
+// NewAdsModules builds every ads feature on the kit and the store.
+func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
+	return AdsModules{
+		Accounts:     accounts.New(accounts.Deps{Kit: kit, Store: st}),
+		Campaigns:    campaigns.New(campaigns.Deps{Kit: kit, Store: st}),
+		LineItems:    lineitems.New(lineitems.Deps{Kit: kit, Store: st}),
+		Promoted:     promoted.New(promoted.Deps{Kit: kit, Store: st}),
+		Targeting:    targeting.New(targeting.Deps{Kit: kit, Store: st}),
+		Categories:   categories.New(categories.Deps{Kit: kit, Store: st}),
+		Creatives:    creatives.New(creatives.Deps{Kit: kit, Store: st}),
+		MediaLibrary: medialibrary.New(medialibrary.Deps{Kit: kit, Store: st}),
+	}
+}
+
+// routable is a feature module.
+type routable interface{ Routes() []httpx.Endpoint }
+
+// endpoints is every feature's endpoints, in the order they are listed
+// here; the sandbox listener serves the ads features only.
+func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
-	if m.Compliance != nil {
-		all = append(all, m.Compliance.Routes()...)
+	if !sandbox {
+		all = collect(m.Compliance, m.Media, m.Posts)
 	}
-	if m.Media != nil {
-		all = append(all, m.Media.Routes()...)
-	}
-	if m.Posts != nil {
-		all = append(all, m.Posts.Routes()...)
+	return append(all, m.Ads.Endpoints()...)
+}
+
+// Endpoints lists every ads feature's endpoints.
+func (a AdsModules) Endpoints() []httpx.Endpoint {
+	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary)
+}
+
+// collect lists the endpoints of the modules that are set.
+func collect(mods ...routable) []httpx.Endpoint {
+	var all []httpx.Endpoint
+	for _, mod := range mods {
+		if mod != nil && !reflect.ValueOf(mod).IsNil() {
+			all = append(all, mod.Routes()...)
+		}
 	}
 	return all
 }
@@ -39,7 +103,7 @@ func (m Modules) endpoints() []httpx.Endpoint {
 func (s *Server) routes() {
 	stack := &httpx.Stack{Errors: s.Errors, Logger: s.Logger, Auth: s.Auth, Limiter: s.Limiter,
 		RateLimitScale: s.RateLimitScale, Rules: s.limits}
-	for _, e := range s.Modules.endpoints() {
+	for _, e := range s.Modules.endpoints(s.Sandbox) {
 		s.mux.Handle(e.Pattern, stack.Handler(e))
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)

@@ -44,6 +44,9 @@ type Deps struct {
 	Mounts map[string]http.Handler
 	// RateLimitScale multiplies every route's limit (default 1).
 	RateLimitScale float64
+	// Sandbox makes this the ads sandbox listener: only the ads features
+	// are served, and they see sandbox accounts only (adsx.Sandbox).
+	Sandbox bool
 }
 
 // Server is the HTTP handler of the API tier.

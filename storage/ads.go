@@ -1,16 +1,114 @@
 package storage
 
-import "time"
+import (
+	"encoding/json"
+	"time"
+)
 
-// AdAccount is an advertising account owned by a user.
+// AdAccount is an advertising account. Its owner and the users granted
+// access (AdAccountUsers) may use it; Sandbox accounts live only on the
+// sandbox listener.
 type AdAccount struct {
-	ID             string
-	Name           string
-	UserID         int64
-	Timezone       string
-	ApprovalStatus string
-	IndustryType   string
-	CreatedAt      time.Time
-	UpdatedAt      time.Time
-	Deleted        bool
+	ID               string
+	Name             string
+	UserID           int64
+	BusinessID       string
+	BusinessName     string
+	Timezone         string
+	TimezoneSwitchAt *time.Time
+	ApprovalStatus   string
+	IndustryType     string
+	Sandbox          bool
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	Deleted          bool
+}
+
+// AdIndustryTypes are the values of an account's industry_type.
+var AdIndustryTypes = []string{"AGENCY", "BUSINESS_TO_BUSINESS", "ONLINE_SERVICES", "EDUCATION", "FINANCIAL",
+	"HEALTH", "GOVERNMENT", "MEDIA", "MOBILE", "RESTAURANT", "RETAIL", "TECHNOLOGY", "TRAVEL", "OTHER"}
+
+// SortType is the SQL type a sortable attribute compares as; the cursor
+// carries its value as text and the store casts it back.
+type SortType string
+
+// Sort types.
+const (
+	SortText      SortType = "text"
+	SortTime      SortType = "timestamptz"
+	SortBigint    SortType = "bigint"
+	SortBoolean   SortType = "boolean"
+	SortTextArray SortType = "text[]"
+)
+
+// Sort is an ads list's order: a non-null column of the listed table and
+// its direction. Rows tie-break on the table's id, in the same direction.
+type Sort struct {
+	Column string
+	Type   SortType
+	Desc   bool
+}
+
+// Position is where a page ended: the sort value of its last row (as
+// text) and that row's id. The next page starts strictly after it.
+type Position struct {
+	Value string `json:"v"`
+	ID    string `json:"i"`
+}
+
+// ListOptions are the ads list parameters every store list takes.
+type ListOptions struct {
+	// Count is the page size (1..1000).
+	Count int
+	Sort  Sort
+	// After is the end of the previous page; nil starts at the beginning.
+	After *Position
+	// WithDeleted includes soft-deleted rows.
+	WithDeleted bool
+	// WithTotal asks for the number of rows matching the filters.
+	WithTotal bool
+}
+
+// Page is one page of an ads list.
+type Page[T any] struct {
+	Items []T
+	// Next is the position to continue after; nil on the last page.
+	Next *Position
+	// Total is the number of matching rows when ListOptions.WithTotal.
+	Total *int64
+}
+
+// Ads entity types of account history (entity_type).
+const (
+	EntityCampaign          = "CAMPAIGN"
+	EntityLineItem          = "LINE_ITEM"
+	EntityPromotedTweet     = "PROMOTED_TWEET"
+	EntityTargetingCriteria = "TARGETING_CRITERIA"
+	EntityPromotedAccount   = "PROMOTED_ACCOUNT"
+)
+
+// HistoryEntityTypes are the entity_type values account_history takes.
+var HistoryEntityTypes = []string{EntityCampaign, EntityLineItem, EntityPromotedTweet, EntityTargetingCriteria, EntityPromotedAccount}
+
+// Account history change types (change_type).
+const (
+	ChangeCreate = "CREATE"
+	ChangeUpdate = "UPDATE"
+	ChangeDelete = "DELETE"
+)
+
+// HistoryEntry is one recorded change of an ads entity. Changes maps each
+// changed attribute to {"old": ..., "new": ...}; EntityData is the entity
+// as it was after the change.
+type HistoryEntry struct {
+	ID             int64
+	AccountID      string
+	EntityType     string
+	EntityID       string
+	ChangeType     string
+	ChangeByUserID *int64
+	ChangePlatform string
+	Changes        json.RawMessage
+	EntityData     json.RawMessage
+	ChangeTime     time.Time
 }

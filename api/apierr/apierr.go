@@ -41,6 +41,9 @@ const DefaultProblemsBase = "https://api.x.com/2/problems"
 type ParamError struct {
 	Message    string              `json:"message"`
 	Parameters map[string][]string `json:"parameters"`
+	// Code is the ads error code of this entry when it differs from the
+	// error's AdsCode (a missing parameter next to an invalid one).
+	Code string `json:"-"`
 }
 
 // Error is one API failure. Slug empty means the generic about:blank type.

@@ -115,8 +115,12 @@ func (w Writer) ProblemJSON(e *Error) map[string]any {
 func adsBody(e *Error, r *http.Request) map[string]any {
 	var errs []map[string]any
 	for _, p := range e.Params {
+		code := e.AdsCode
+		if p.Code != "" {
+			code = p.Code
+		}
 		for name, values := range p.Parameters {
-			item := map[string]any{"code": e.AdsCode, "message": p.Message, "parameter": name}
+			item := map[string]any{"code": code, "message": p.Message, "parameter": name}
 			if len(values) > 0 {
 				item["value"] = values[0]
 			}
@@ -133,13 +137,15 @@ func adsBody(e *Error, r *http.Request) map[string]any {
 	return map[string]any{"errors": errs, "request": map[string]any{"params": RequestParams(r)}}
 }
 
-// RequestParams echoes a request's path values and query parameters, the
-// advertising API's request.params.
+// RequestParams echoes a request's path values, query parameters and (once
+// the handler parsed it) form body, the advertising API's request.params.
 func RequestParams(r *http.Request) map[string]any {
 	params := map[string]any{}
-	for k, vs := range r.URL.Query() {
-		if len(vs) > 0 {
-			params[k] = vs[0]
+	for _, values := range []map[string][]string{r.URL.Query(), r.PostForm} { // PostForm: once parsed
+		for k, vs := range values {
+			if len(vs) > 0 {
+				params[k] = vs[0]
+			}
 		}
 	}
 	if p, ok := r.Context().Value(pathParamsKey{}).(map[string]string); ok {

@@ -63,6 +63,9 @@ type Limit struct {
 	// Resource is the path wildcard naming the resource a PerResource limit
 	// counts by (for example "id" in "/2/compliance/jobs/{id}/upload").
 	Resource string
+	// When, if set, limits only the requests it reports true for (the ads
+	// lists' with_total_count=true); the others pass uncounted.
+	When func(r *http.Request) bool
 }
 
 // Content types a Body may accept.

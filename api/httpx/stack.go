@@ -56,10 +56,26 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 			s.Rules.MustRegister(rule)
 		}
 		if s.Limiter != nil {
-			h = s.Limiter.Middleware(rule)(h)
+			h = onlyWhen(e.Limit.When, s.Limiter.Middleware(rule), h)
 		}
 	}
 	return s.Auth.Middleware(e.Auth)(h)
+}
+
+// onlyWhen wraps h in mw for the requests when reports true for; a nil
+// when wraps every request.
+func onlyWhen(when func(*http.Request) bool, mw func(http.Handler) http.Handler, h http.Handler) http.Handler {
+	limited := mw(h)
+	if when == nil {
+		return limited
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if when(r) {
+			limited.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // rule is the ratelimit.Rule of l after scaling; false for no limit.

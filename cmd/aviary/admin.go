@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -22,7 +23,8 @@ import (
 const adminUsage = `usage: aviary admin <command> [flags]
 
 commands:
-  bootstrap [--json]                               create (once) and print the demo app, user, tokens and ad account
+  bootstrap [--json]                               create (once) and print the demo app, user, tokens, ad account
+                                                   and its funding instrument (and demo ad features)
   app create --name NAME [--callback URL]          register an app; prints its consumer key/secret and a bearer token
   bearer create --app NAME                         issue another bearer token for an app
   bearer revoke --token TOKEN                      revoke a bearer token
@@ -34,6 +36,12 @@ commands:
                                                    deactivated, reactivated, deleted or active
   user premium <id|username> on|off                set a user's premium flag (larger media limits)
   user verified <id|username> on|off               set a user's verified flag (larger media limits)
+  ads account <user id|username> <name>            create a production ads account owned by the user
+  ads grant <account_id> <user id|username>        let a user use an ads account
+  ads revoke <account_id> <user id|username>       take a granted user's access away (not the owner's)
+  ads feature <account_id> <FEATURE> on|off        grant or withdraw an ads account feature
+  ads funding-instrument <account_id> [--type CREDIT_CARD] [--currency USD]
+                                                   create an active funding instrument; prints its id
 Every command prints one JSON object. Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
 (if Redis is unreachable a warning is printed: the copies expire within
@@ -102,7 +110,10 @@ type adminFlags struct {
 	JSON                                        bool
 	Name, Callback, App, User, Username, Access string
 	State, Token                                string
-	// Args are the positional arguments (user premium|verified).
+	// FundingType and Currency are ads funding-instrument's --type and
+	// --currency.
+	FundingType, Currency string
+	// Args are the positional arguments (user premium|verified, ads ...).
 	Args []string
 }
 
@@ -123,7 +134,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // positionalVerbs are the commands that take positional arguments.
-var positionalVerbs = map[string]bool{"user premium": true, "user verified": true}
+var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "ads grant": true, "ads revoke": true,
+	"ads feature": true, "ads funding-instrument": true, "ads account": true}
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
@@ -135,6 +147,8 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Access, "access", "read-write", "access level: read or read-write")
 	fs.StringVar(&o.State, "state", "", "user state: "+strings.Join(storage.UserStates, ", "))
 	fs.StringVar(&o.Token, "token", "", "bearer or access token to revoke")
+	fs.StringVar(&o.FundingType, "type", "CREDIT_CARD", "funding instrument type: "+strings.Join(storage.FundingInstrumentTypes, ", "))
+	fs.StringVar(&o.Currency, "currency", "USD", "funding instrument currency (ISO 4217)")
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -163,6 +177,9 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 	case "user verified":
 		return setUserFlag(ctx, db, postgres.UserFlagVerified, o)
 	}
+	if slices.Contains(adsVerbs, verb) {
+		return adsCommand(ctx, db, verb, o)
+	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }
 
@@ -176,6 +193,9 @@ type bootstrapResult struct {
 	UserID            string `json:"user_id"`
 	Username          string `json:"username"`
 	AdsAccountID      string `json:"ads_account_id"`
+	// FundingInstrumentID is the demo ads account's active funding
+	// instrument.
+	FundingInstrumentID string `json:"funding_instrument_id"`
 }
 
 // bootstrap idempotently creates the demo identity; a second run returns the
@@ -201,10 +221,14 @@ func bootstrap(ctx context.Context, db *postgres.DB) (bootstrapResult, error) {
 	if err != nil {
 		return bootstrapResult{}, err
 	}
+	fundingID, err := ensureDemoAds(ctx, db, account.ID)
+	if err != nil {
+		return bootstrapResult{}, err
+	}
 	return bootstrapResult{
 		ConsumerKey: app.ConsumerKey, ConsumerSecret: app.ConsumerSecret, BearerToken: bearer.Token,
 		AccessToken: token.Token, AccessTokenSecret: token.Secret, UserID: ids.Format(user.ID),
-		Username: user.Username, AdsAccountID: account.ID,
+		Username: user.Username, AdsAccountID: account.ID, FundingInstrumentID: fundingID,
 	}, nil
 }
 

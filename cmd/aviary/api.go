@@ -17,6 +17,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/admin"
+	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
@@ -41,12 +42,40 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	// workers' sweepers stay the fallback.
 	queue := asynq.NewClient(b.asynqRC)
 	b.closers = append(b.closers, func() { queue.Close() })
+	kit, err := adsKit(b)
+	if err != nil {
+		return api.Modules{}, err
+	}
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
 		Media: media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, Validator: val, Logger: log}),
 		Posts: posts.New(posts.Deps{Store: b.apiDB, Validator: val}),
+		Ads:   api.NewAdsModules(kit, b.apiDB),
 	}, nil
+}
+
+// adsCursorKey names the key of the ads list cursors in url_signing_keys.
+const adsCursorKey = "ads-cursor"
+
+// adsKit builds the ads kit: the account check on the API's store and the
+// cursor signer with the key every replica shares through PostgreSQL.
+func adsKit(b *backends) (adsx.Kit, error) {
+	candidate, err := blob.NewSigningKey()
+	if err != nil {
+		return adsx.Kit{}, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	key, err := b.db.URLSigningKey(ctx, adsCursorKey, candidate)
+	if err != nil {
+		return adsx.Kit{}, fmt.Errorf("load the ads cursor key: %w", err)
+	}
+	cursors, err := adsx.NewCursors(key)
+	if err != nil {
+		return adsx.Kit{}, err
+	}
+	return adsx.Kit{Accounts: b.apiDB, Cursors: cursors}, nil
 }
 
 // uploadSigningKey names the key of the compliance upload URLs in
@@ -69,13 +98,60 @@ func uploadSigner(b *backends) (*blob.URLSigner, error) {
 	return blob.NewURLSigner(key)
 }
 
-// newAPIHandler assembles the API handler with its middleware and mounts;
-// reg receives its metrics (and, in dev mode, the workers').
-func newAPIHandler(cfg *config, b *backends, log *slog.Logger, reg *prometheus.Registry) (*api.Server, error) {
+// listener is one HTTP listener of the API process and what it serves.
+type listener struct {
+	name    string
+	addr    string
+	handler *api.Server
+}
+
+// newAPIListeners assembles the API handler with its middleware and mounts,
+// and, when AVIARY_SANDBOX_ADDR is set, the ads sandbox beside it; reg
+// receives the API's metrics (and, in dev mode, the workers').
+func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus.Registry) ([]listener, error) {
 	errWriter := apierr.Writer{ProblemsBase: cfg.ProblemsBase, Logger: log}
-	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), cfg.PublicURL, time.Now, errWriter)
+	modules, err := newModules(cfg, b, errWriter, log)
+	if err != nil {
+		return nil, err
+	}
+	main, err := newAPIHandler(cfg, b, modules, errWriter, log, reg)
+	if err != nil {
+		return nil, err
+	}
+	out := []listener{{name: "api", addr: cfg.HTTPAddr, handler: main}}
+	if cfg.SandboxAddr == "" || cfg.SandboxAddr == "off" {
+		return out, nil
+	}
+	authn, err := newAuthenticator(cfg, b, cfg.SandboxPublicURL, errWriter)
+	if err != nil {
+		return nil, err
+	}
+	sreg := prometheus.NewRegistry() // its own: the same metric names, counted apart
+	sandbox := api.New(api.Deps{
+		Modules: modules, Auth: authn, Sandbox: true,
+		Limiter: ratelimit.NewLimiter(b.redis, "aviary:sandbox:", time.Now, errWriter),
+		Errors:  errWriter, Logger: log.With("listener", "sandbox"), Registerer: sreg, Gatherer: sreg,
+		RateLimitScale: cfg.RateLimitScale,
+		Ready:          main.Ready,
+	})
+	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
+}
+
+// newAuthenticator verifies credentials for requests signed for publicURL.
+func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apierr.Writer) (*auth.Authenticator, error) {
+	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), publicURL, time.Now, errWriter)
 	if err != nil {
 		return nil, fmt.Errorf("configure authentication: %w", err)
+	}
+	return authn, nil
+}
+
+// newAPIHandler assembles the main API handler with its middleware and
+// mounts.
+func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apierr.Writer, log *slog.Logger, reg *prometheus.Registry) (*api.Server, error) {
+	authn, err := newAuthenticator(cfg, b, cfg.PublicURL, errWriter)
+	if err != nil {
+		return nil, err
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	inspector := asynq.NewInspector(b.asynqRC)
@@ -88,10 +164,6 @@ func newAPIHandler(cfg *config, b *backends, log *slog.Logger, reg *prometheus.R
 	limiter := ratelimit.NewLimiter(b.redis, "aviary:", time.Now, errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
-	}
-	modules, err := newModules(cfg, b, errWriter, log)
-	if err != nil {
-		return nil, err
 	}
 	return api.New(api.Deps{
 		Modules: modules,

@@ -23,6 +23,7 @@ type config struct {
 	HTTPAddr          string
 	HTTPReadTimeout   time.Duration
 	SandboxAddr       string
+	SandboxPublicURL  string
 	PublicURL         string
 	ProblemsBase      string
 	BlobDriver        string
@@ -86,7 +87,8 @@ func (c *config) settings() []setting {
 		{"AVIARY_REDIS_URL", "redis-url", "redis://127.0.0.1:6379/0", "Redis URL (queues, rate limits, nonces)", str(&c.RedisURL)},
 		{"AVIARY_HTTP_ADDR", "http-addr", ":8080", "listen address of the API (core and ads paths)", str(&c.HTTPAddr)},
 		{"AVIARY_HTTP_READ_TIMEOUT", "http-read-timeout", "30m", "longest time to read one request, body included (bounds slow uploads; 0 means no limit)", duration(&c.HTTPReadTimeout)},
-		{"AVIARY_SANDBOX_ADDR", "sandbox-addr", ":8081", "listen address of the ads sandbox (used by the ads issue)", str(&c.SandboxAddr)},
+		{"AVIARY_SANDBOX_ADDR", "sandbox-addr", ":8081", "listen address of the ads sandbox (same ads API, sandbox accounts only; off: none)", str(&c.SandboxAddr)},
+		{"AVIARY_SANDBOX_PUBLIC_URL", "sandbox-public-url", "http://localhost:8081", "externally visible base URL of the ads sandbox (OAuth signatures)", str(&c.SandboxPublicURL)},
 		{"AVIARY_PUBLIC_URL", "public-url", "http://localhost:8080", "externally visible base URL (generated URLs, OAuth signatures)", str(&c.PublicURL)},
 		{"AVIARY_PROBLEMS_BASE", "problems-base", "https://api.x.com/2/problems", "base URI of Problem JSON types", str(&c.ProblemsBase)},
 		{"AVIARY_BLOB_DRIVER", "blob-driver", "", "blob storage driver: local or s3 (default: s3 when AVIARY_S3_ENDPOINT is set, else local)", str(&c.BlobDriver)},

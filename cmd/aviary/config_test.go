@@ -159,7 +159,7 @@ func TestHTTPServerTimeouts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := newHTTPServer(cfg, nil, newLogger(cfg, io.Discard))
+			srv := newHTTPServer(cfg, cfg.HTTPAddr, nil, newLogger(cfg, io.Discard))
 			if srv.ReadTimeout != tt.wantRead || srv.IdleTimeout != 120*time.Second || srv.ReadHeaderTimeout != 10*time.Second {
 				t.Errorf("timeouts read %v, idle %v, header %v; want %v, 2m0s, 10s", srv.ReadTimeout, srv.IdleTimeout, srv.ReadHeaderTimeout, tt.wantRead)
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
@@ -84,25 +83,32 @@ func serve(ctx context.Context, name string, args []string, stderr io.Writer, wi
 	}
 	defer b.Close()
 	reg := prometheus.NewRegistry()
-	handler, err := newAPIHandler(cfg, b, log, reg)
+	listeners, err := newAPIListeners(cfg, b, log, reg)
 	if err != nil {
 		return err
 	}
-	if !withWorkers {
-		return serveHTTP(ctx, cfg, handler, log)
+	var jobs []func(context.Context) error
+	for _, l := range listeners {
+		jobs = append(jobs, func(ctx context.Context) error { return serveHTTP(ctx, cfg, l, log) })
 	}
+	if withWorkers {
+		jobs = append(jobs, func(ctx context.Context) error { return runWorkers(ctx, cfg, b, log, reg) })
+	}
+	return runAll(ctx, jobs)
+}
+
+// runAll runs jobs until each returns; the first failure cancels the rest
+// and is returned.
+func runAll(ctx context.Context, jobs []func(context.Context) error) error {
 	var wg sync.WaitGroup
-	errs := make(chan error, 2)
+	errs := make(chan error, len(jobs))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for _, fn := range []func() error{
-		func() error { return serveHTTP(ctx, cfg, handler, log) },
-		func() error { return runWorkers(ctx, cfg, b, log, reg) },
-	} {
+	for _, fn := range jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := fn(); err != nil {
+			if err := fn(ctx); err != nil {
 				errs <- err
 				cancel()
 			}
@@ -120,10 +126,10 @@ const (
 	idleTimeout       = 120 * time.Second
 )
 
-// newHTTPServer is the API listener serving handler.
-func newHTTPServer(cfg *config, handler http.Handler, log *slog.Logger) *http.Server {
+// newHTTPServer is an API listener on addr serving handler.
+func newHTTPServer(cfg *config, addr string, handler http.Handler, log *slog.Logger) *http.Server {
 	return &http.Server{
-		Addr: cfg.HTTPAddr, Handler: handler,
+		Addr: addr, Handler: handler,
 		ReadHeaderTimeout: readHeaderTimeout, ReadTimeout: cfg.HTTPReadTimeout, IdleTimeout: idleTimeout,
 		ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
@@ -131,11 +137,12 @@ func newHTTPServer(cfg *config, handler http.Handler, log *slog.Logger) *http.Se
 
 // serveHTTP serves handler until ctx ends, then marks it draining (/readyz
 // answers 503) and drains in-flight requests.
-func serveHTTP(ctx context.Context, cfg *config, handler *api.Server, log *slog.Logger) error {
-	srv := newHTTPServer(cfg, handler, log)
+func serveHTTP(ctx context.Context, cfg *config, l listener, log *slog.Logger) error {
+	handler := l.handler
+	srv := newHTTPServer(cfg, l.addr, handler, log)
 	errs := make(chan error, 1)
 	go func() {
-		log.Info("api listening", "addr", srv.Addr, "public_url", cfg.PublicURL, "tls", cfg.TLSCert != "")
+		log.Info(l.name+" listening", "addr", srv.Addr, "tls", cfg.TLSCert != "")
 		if cfg.TLSCert != "" && cfg.TLSKey != "" {
 			errs <- srv.ListenAndServeTLS(cfg.TLSCert, cfg.TLSKey)
 		} else {

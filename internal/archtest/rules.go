@@ -97,7 +97,7 @@ var Rules = []Rule{
 
 // apiKit are the shared packages of the api tier; every other package
 // api/X or api/X/Y is a feature.
-var apiKit = pkgs("api", "api/httpx", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx")
+var apiKit = pkgs("api", "api/httpx", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest")
 
 // featureKit are the module packages a feature may import.
 var featureKit = pkgs("api/httpx", "api/apierr", "api/auth", "api/ads/adsx",

@@ -25,9 +25,9 @@ const (
 
 var npmMu sync.Mutex // one install at a time in this process (flock: across processes)
 
-// npmCacheDir is where the pinned package is installed: AVIARY_NPM_DIR, or
+// npmCacheDir is where a pinned package is installed: AVIARY_NPM_DIR, or
 // AVIARY_TOOLS_DIR/npm, or the user cache directory's aviary/npm.
-func npmCacheDir(t testing.TB) string {
+func npmCacheDir(t testing.TB, pkg, version string) string {
 	t.Helper()
 	base := os.Getenv("AVIARY_NPM_DIR")
 	if base == "" && os.Getenv("AVIARY_TOOLS_DIR") != "" {
@@ -40,20 +40,27 @@ func npmCacheDir(t testing.TB) string {
 		}
 		base = filepath.Join(cache, "aviary", "npm")
 	}
-	return filepath.Join(base, twitterAPIV2Package+"@"+twitterAPIV2Version)
+	return filepath.Join(base, pkg+"@"+version)
 }
 
-// twitterAPIV2 installs twitter-api-v2@1.29.1 once (npm install, under a
-// lock shared by parallel tests and test processes) and returns its
-// node_modules directory. Without node and npm the test is skipped.
+// twitterAPIV2 installs twitter-api-v2@1.29.1 and returns its node_modules
+// directory.
 func twitterAPIV2(t *testing.T) string {
+	t.Helper()
+	return npmPackage(t, twitterAPIV2Package, twitterAPIV2Version)
+}
+
+// npmPackage installs pkg@version once (npm install, under a lock shared by
+// parallel tests and test processes) and returns its node_modules
+// directory. Without node and npm the test is skipped.
+func npmPackage(t *testing.T, pkg, version string) string {
 	t.Helper()
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("%s is not installed: the twitter-api-v2 client test needs node 20 and npm", tool)
+			t.Skipf("%s is not installed: the %s client test needs node 20 and npm", tool, pkg)
 		}
 	}
-	dir := npmCacheDir(t)
+	dir := npmCacheDir(t, pkg, version)
 	modules := filepath.Join(dir, "node_modules")
 	npmMu.Lock()
 	defer npmMu.Unlock()
@@ -69,7 +76,7 @@ func twitterAPIV2(t *testing.T) string {
 		t.Fatalf("lock %s: %v", lock.Name(), err)
 	}
 	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN) //nolint:errcheck // closing releases it too
-	if installedVersion(modules) == twitterAPIV2Version {
+	if installedVersion(modules, pkg) == version {
 		return modules
 	}
 	if err := os.WriteFile(filepath.Join(dir, "package.json"), []byte(`{"private": true}`+"\n"), 0o644); err != nil {
@@ -77,27 +84,27 @@ func twitterAPIV2(t *testing.T) string {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", twitterAPIV2Package+"@"+twitterAPIV2Version)
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", pkg+"@"+version)
 	cmd.Dir = dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm install %s@%s in %s: %v\n%s", twitterAPIV2Package, twitterAPIV2Version, dir, err, out)
+		t.Fatalf("npm install %s@%s in %s: %v\n%s", pkg, version, dir, err, out)
 	}
-	if v := installedVersion(modules); v != twitterAPIV2Version {
-		t.Fatalf("npm installed %s version %q, want %s", twitterAPIV2Package, v, twitterAPIV2Version)
+	if v := installedVersion(modules, pkg); v != version {
+		t.Fatalf("npm installed %s version %q, want %s", pkg, v, version)
 	}
 	return modules
 }
 
-func installedVersion(modules string) string {
-	raw, err := os.ReadFile(filepath.Join(modules, twitterAPIV2Package, "package.json"))
+func installedVersion(modules, pkg string) string {
+	raw, err := os.ReadFile(filepath.Join(modules, pkg, "package.json"))
 	if err != nil {
 		return ""
 	}
-	var pkg struct {
+	var pkgJSON struct {
 		Version string `json:"version"`
 	}
-	_ = json.Unmarshal(raw, &pkg)
-	return pkg.Version
+	_ = json.Unmarshal(raw, &pkgJSON)
+	return pkgJSON.Version
 }
 
 // twitterAPIV2Script drives Aviary with twitter-api-v2 like an application
@@ -172,30 +179,36 @@ type twitterAPIV2Result struct {
 // the library only speaks https) and decodes its output.
 func runTwitterAPIV2(t *testing.T, s *stack, tlsCert string, input map[string]any) twitterAPIV2Result {
 	t.Helper()
-	modules := twitterAPIV2(t)
-	dir := t.TempDir()
-	script := filepath.Join(dir, "upload.js")
-	if err := os.WriteFile(script, []byte(twitterAPIV2Script), 0o644); err != nil {
+	input["base"] = s.baseURL
+	var res twitterAPIV2Result
+	runNodeScript(t, s, twitterAPIV2(t), twitterAPIV2Script, input, &res, "NODE_EXTRA_CA_CERTS="+tlsCert)
+	return res
+}
+
+// runNodeScript runs script with node and the packages in modules, passing
+// input (plus the stack's demo credentials) as JSON in AVIARY_E2E_INPUT,
+// and decodes the JSON the script prints into out.
+func runNodeScript(t *testing.T, s *stack, modules, script string, input map[string]any, out any, env ...string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.js")
+	if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	input["base"] = s.baseURL
 	input["appKey"], input["appSecret"] = s.creds.ConsumerKey, s.creds.ConsumerSecret
 	input["accessToken"], input["accessSecret"] = s.creds.AccessToken, s.creds.AccessTokenSecret
 	raw, _ := json.Marshal(input)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "node", script)
-	cmd.Env = append(os.Environ(), "NODE_PATH="+modules, "NODE_EXTRA_CA_CERTS="+tlsCert, "AVIARY_E2E_INPUT="+string(raw))
+	cmd := exec.CommandContext(ctx, "node", path)
+	cmd.Env = append(append(os.Environ(), "NODE_PATH="+modules, "AVIARY_E2E_INPUT="+string(raw)), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("node twitter-api-v2 script: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
+		t.Fatalf("node script: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
 	}
-	var res twitterAPIV2Result
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
+	if err := json.Unmarshal(stdout.Bytes(), out); err != nil {
 		t.Fatalf("decode script output %q: %v (stderr %s)", stdout.Bytes(), err, stderr.Bytes())
 	}
-	return res
 }
 
 // TestMediaTwitterAPIV2Client drives chunked upload with the npm client

@@ -140,7 +140,7 @@ func TestAPIDrainsBeforeClosing(t *testing.T) {
 	s := newStack(t, stackOptions{driver: "local"})
 	port := freePort(t)
 	base := "http://127.0.0.1:" + strconvFormat(int64(port))
-	replica := s.start("api", []string{"AVIARY_HTTP_ADDR=127.0.0.1:" + strconvFormat(int64(port)), "AVIARY_DRAIN_DELAY=3s"})
+	replica := s.start("api", []string{"AVIARY_HTTP_ADDR=127.0.0.1:" + strconvFormat(int64(port)), "AVIARY_DRAIN_DELAY=3s", "AVIARY_SANDBOX_ADDR=off"})
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	if err := replica.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatalf("signal: %v", err)

@@ -63,9 +63,11 @@ type stack struct {
 	client  *http.Client
 	env     []string
 	baseURL string
-	dbURL   string
-	db      *postgres.DB
-	creds   bootstrapResult
+	// sandboxURL is the ads sandbox listener of the stack's API process.
+	sandboxURL string
+	dbURL      string
+	db         *postgres.DB
+	creds      bootstrapResult
 	// workerMetrics is the /metrics URL of the first worker ("" in dev mode).
 	workerMetrics string
 	// api is the API process (nil in dev mode).
@@ -101,7 +103,11 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 		s.client = opts.tls.client
 	}
 	s.baseURL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, port)
+	sandboxPort := freePort(t)
+	s.sandboxURL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, sandboxPort)
 	s.env = []string{
+		fmt.Sprintf("AVIARY_SANDBOX_ADDR=127.0.0.1:%d", sandboxPort),
+		"AVIARY_SANDBOX_PUBLIC_URL=" + s.sandboxURL,
 		"AVIARY_DATABASE_URL=" + s.dbURL,
 		fmt.Sprintf("AVIARY_REDIS_URL=redis://%s/%d", addr, redisDB),
 		fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port),

@@ -215,7 +215,7 @@ func (s *stack) replica(t *testing.T, extraEnv ...string) string {
 	t.Helper()
 	port := freePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	s.start("api", append([]string{fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port)}, extraEnv...))
+	s.start("api", append([]string{fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port), "AVIARY_SANDBOX_ADDR=off"}, extraEnv...))
 	waitStatus(t, base+"/readyz", http.StatusOK)
 	return base
 }

@@ -224,7 +224,7 @@ func (db *DB) EnsureAdAccount(ctx context.Context, userID int64, name string) (s
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return wrap("load ad account", err)
 		}
-		a, err = createAdAccount(ctx, tx, userID, name)
+		a, err = createAdAccount(ctx, tx, userID, name, false)
 		return err
 	})
 	if err != nil {
@@ -233,23 +233,19 @@ func (db *DB) EnsureAdAccount(ctx context.Context, userID int64, name string) (s
 	return a, nil
 }
 
-const adAccountColumns = `id, name, user_id, timezone, approval_status, industry_type, created_at, updated_at, deleted`
-
-func scanAdAccount(row pgx.Row) (storage.AdAccount, error) {
-	var a storage.AdAccount
-	err := row.Scan(&a.ID, &a.Name, &a.UserID, &a.Timezone, &a.ApprovalStatus, &a.IndustryType, &a.CreatedAt, &a.UpdatedAt, &a.Deleted)
-	return a, err
-}
-
 // createAdAccount inserts an ad account with a new base-36 id. The id comes
 // from tx, not the pool: a caller holding the lock must not wait for a
 // second connection that the callers queued behind it may be holding.
-func createAdAccount(ctx context.Context, tx pgx.Tx, userID int64, name string) (storage.AdAccount, error) {
+func createAdAccount(ctx context.Context, tx pgx.Tx, userID int64, name string, sandbox bool) (storage.AdAccount, error) {
 	var id int64
 	if err := tx.QueryRow(ctx, `SELECT aviary_next_id()`).Scan(&id); err != nil {
 		return storage.AdAccount{}, fmt.Errorf("allocate ad account id: %w", err)
 	}
-	a, err := scanAdAccount(tx.QueryRow(ctx, `INSERT INTO ad_accounts (id, name, user_id) VALUES ($1, $2, $3)
-		RETURNING `+adAccountColumns, ids.Base36(id), name, userID))
-	return a, wrap("create ad account", err)
+	a, err := scanAdAccount(tx.QueryRow(ctx, `INSERT INTO ad_accounts (id, name, user_id, business_id, business_name, sandbox)
+		VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+adAccountColumns, ids.Base36(id), name, userID, ids.Base36(id), name+" Business", sandbox))
+	if err != nil {
+		return a, wrap("create ad account", err)
+	}
+	_, err = tx.Exec(ctx, `INSERT INTO ad_account_users (account_id, user_id) VALUES ($1, $2)`, a.ID, userID)
+	return a, wrap("grant ad account owner", err)
 }

@@ -1,0 +1,55 @@
+package adstest_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"github.com/aviary-dev/aviary/api/ads/adstest"
+)
+
+// TestTotalCountIsRateLimitedApart: with_total_count=true requests have a
+// window of their own (200 per 15 minutes, scaled to 10 here); requests
+// without it are not counted against it.
+func TestTotalCountIsRateLimitedApart(t *testing.T) {
+	s := adstest.New(t, adstest.Options{RateLimitScale: 0.05})
+	alice := s.User(t, "alice")
+	alice.Account(t)
+	withTotal := url.Values{"with_total_count": {"true"}}
+	for i := 0; i < 10; i++ {
+		r := alice.Get(t, "/12/accounts", withTotal).Status(t, http.StatusOK)
+		if r.Body["total_count"] != float64(1) {
+			t.Fatalf("total_count %v, want 1", r.Body["total_count"])
+		}
+		if r.Header.Get("X-Rate-Limit-Limit") != "10" {
+			t.Fatalf("x-rate-limit-limit %q, want 10", r.Header.Get("X-Rate-Limit-Limit"))
+		}
+	}
+	r := alice.Get(t, "/12/accounts", withTotal)
+	r.Fails(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS", "")
+	if r.Header.Get("Retry-After") == "" {
+		t.Fatal("429 without Retry-After")
+	}
+	plain := alice.Get(t, "/12/accounts", nil).Status(t, http.StatusOK)
+	if _, ok := plain.Body["total_count"]; ok {
+		t.Fatal("total_count without with_total_count=true")
+	}
+	if plain.Header.Get("X-Rate-Limit-Limit") != "" {
+		t.Fatal("a request without with_total_count was counted")
+	}
+}
+
+// TestUnknownAndRepeatedParameters: a parameter the endpoint does not take,
+// or one sent twice (query and form included), is refused by name.
+func TestUnknownAndRepeatedParameters(t *testing.T) {
+	s := adstest.New(t)
+	alice := s.User(t, "alice")
+	acct := alice.Account(t)
+	alice.Get(t, "/12/accounts", url.Values{"cuont": {"5"}}).Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "cuont")
+	alice.Get(t, "/12/accounts", url.Values{"count": {"5", "6"}}).Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "count")
+	alice.Put(t, "/12/accounts/"+acct.ID, url.Values{"nmae": {"x"}}).Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "nmae")
+	alice.Put(t, "/12/accounts/"+acct.ID+"?name=a", url.Values{"name": {"b"}}).Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "name")
+	if got := alice.Get(t, "/12/accounts/"+acct.ID, nil).Status(t, http.StatusOK).Data(t)["name"]; got != acct.Name {
+		t.Fatalf("name %v after refused updates, want %q", got, acct.Name)
+	}
+}
