@@ -9,11 +9,15 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/accounts"
 	"github.com/aviary-dev/aviary/api/ads/adsx"
+	"github.com/aviary-dev/aviary/api/ads/audiences"
 	"github.com/aviary-dev/aviary/api/ads/campaigns"
+	"github.com/aviary-dev/aviary/api/ads/catalogs"
 	"github.com/aviary-dev/aviary/api/ads/categories"
 	"github.com/aviary-dev/aviary/api/ads/creatives"
+	"github.com/aviary-dev/aviary/api/ads/donotreach"
 	"github.com/aviary-dev/aviary/api/ads/lineitems"
 	"github.com/aviary-dev/aviary/api/ads/medialibrary"
+	"github.com/aviary-dev/aviary/api/ads/permissions"
 	"github.com/aviary-dev/aviary/api/ads/promoted"
 	"github.com/aviary-dev/aviary/api/ads/targeting"
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -43,6 +47,10 @@ type AdsModules struct {
 	Categories   *categories.Module
 	Creatives    *creatives.Module
 	MediaLibrary *medialibrary.Module
+	Audiences    *audiences.Module
+	DoNotReach   *donotreach.Module
+	Permissions  *permissions.Module
+	Catalogs     *catalogs.Module
 }
 
 // AdsStore is what the ads features need of storage (*postgres.DB).
@@ -55,6 +63,10 @@ type AdsStore interface {
 	categories.Store
 	creatives.Store
 	medialibrary.Store
+	audiences.Store
+	donotreach.Store
+	permissions.Store
+	catalogs.Store
 }
 
 // NewAdsModules builds every ads feature on the kit and the store.
@@ -68,6 +80,10 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		Categories:   categories.New(categories.Deps{Kit: kit, Store: st}),
 		Creatives:    creatives.New(creatives.Deps{Kit: kit, Store: st}),
 		MediaLibrary: medialibrary.New(medialibrary.Deps{Kit: kit, Store: st}),
+		Audiences:    audiences.New(audiences.Deps{Kit: kit, Store: st}),
+		DoNotReach:   donotreach.New(donotreach.Deps{Kit: kit, Store: st}),
+		Permissions:  permissions.New(permissions.Deps{Kit: kit, Store: st}),
+		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
 	}
 }
 
@@ -86,7 +102,8 @@ func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
-	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary)
+	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,
+		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs)
 }
 
 // collect lists the endpoints of the modules that are set.

@@ -112,3 +112,28 @@ type HistoryEntry struct {
 	EntityData     json.RawMessage
 	ChangeTime     time.Time
 }
+
+// Audience permission levels.
+const (
+	PermissionReadOnly  = "READ_ONLY"
+	PermissionReadWrite = "READ_WRITE"
+)
+
+// CustomAudience is an account's custom audience, or one shared with it
+// (PermissionLevel says how; the owner has READ_WRITE).
+type CustomAudience struct {
+	ID             string
+	OwnerAccountID string
+	Name           string
+	Description    *string
+	AudienceType   string
+	PartnerSource  string
+	AudienceSize   int64
+	// PermissionLevel is the viewing account's access.
+	PermissionLevel string
+	// InFlight is how many of its batches await their worker.
+	InFlight  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Deleted   bool
+}

@@ -19,13 +19,19 @@ const (
 	QueueDefault    = "default"
 	QueueCompliance = "compliance"
 	QueueMedia      = "media"
+	// QueueAudiences applies custom audience and do-not-reach batches.
+	QueueAudiences = "audiences"
+	// QueueCatalogs checks product images (outbound fetches).
+	QueueCatalogs = "catalogs"
 )
 
 // AllQueues lists every queue with its default priority weight.
 var AllQueues = map[string]int{
 	QueueCompliance: 3,
 	QueueDefault:    2,
+	QueueAudiences:  2,
 	QueueMedia:      1,
+	QueueCatalogs:   1,
 }
 
 // decode unmarshals a task payload; a malformed payload can never succeed, so

@@ -54,11 +54,13 @@ const (
 	PerResource = ratelimit.PerResource
 )
 
-// Limit is an endpoint's rate limit: Requests per Window, counted per Scope.
-// Endpoints that share a Name share one counter.
+// Limit is an endpoint's rate limit: Requests per Window (default the
+// platform's 15 minutes), counted per Scope. Endpoints that share a Name
+// share one counter.
 type Limit struct {
 	Name     string
 	Requests int
+	Window   time.Duration
 	Scope    ratelimit.Scope
 	// Resource is the path wildcard naming the resource a PerResource limit
 	// counts by (for example "id" in "/2/compliance/jobs/{id}/upload").

@@ -88,7 +88,11 @@ func (s *Stack) rule(l Limit) (ratelimit.Rule, bool) {
 		scale = 1
 	}
 	limit := max(int(float64(l.Requests)*scale), 1)
-	return ratelimit.Rule{Name: l.Name, Limit: limit, Window: Window, Scope: l.Scope, Resource: l.Resource}, true
+	window := l.Window
+	if window == 0 {
+		window = Window
+	}
+	return ratelimit.Rule{Name: l.Name, Limit: limit, Window: window, Scope: l.Scope, Resource: l.Resource}, true
 }
 
 // rejectUnknownQuery answers invalid-request when the query string carries a

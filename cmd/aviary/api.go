@@ -42,7 +42,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	// workers' sweepers stay the fallback.
 	queue := asynq.NewClient(b.asynqRC)
 	b.closers = append(b.closers, func() { queue.Close() })
-	kit, err := adsKit(b)
+	kit, err := adsKit(b, queue, log)
 	if err != nil {
 		return api.Modules{}, err
 	}
@@ -58,9 +58,10 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 // adsCursorKey names the key of the ads list cursors in url_signing_keys.
 const adsCursorKey = "ads-cursor"
 
-// adsKit builds the ads kit: the account check on the API's store and the
-// cursor signer with the key every replica shares through PostgreSQL.
-func adsKit(b *backends) (adsx.Kit, error) {
+// adsKit builds the ads kit: the account check on the API's store, the
+// cursor signer with the key every replica shares through PostgreSQL, and
+// the queue.
+func adsKit(b *backends, queue adsx.Enqueuer, log *slog.Logger) (adsx.Kit, error) {
 	candidate, err := blob.NewSigningKey()
 	if err != nil {
 		return adsx.Kit{}, err
@@ -75,7 +76,7 @@ func adsKit(b *backends) (adsx.Kit, error) {
 	if err != nil {
 		return adsx.Kit{}, err
 	}
-	return adsx.Kit{Accounts: b.apiDB, Cursors: cursors}, nil
+	return adsx.Kit{Accounts: b.apiDB, Cursors: cursors, Queue: queue, Logger: log}, nil
 }
 
 // uploadSigningKey names the key of the compliance upload URLs in

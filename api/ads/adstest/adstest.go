@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
@@ -39,8 +40,11 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
-// Server is the API under test.
+// Server is the API under test. Its queue is the test's Redis database
+// (RedisAddr, RedisDB), so a test can run workers on the tasks it enqueues.
 type Server struct {
+	RedisAddr  string
+	RedisDB    int
 	DB         *postgres.DB
 	URL        string
 	SandboxURL string
@@ -77,8 +81,10 @@ func New(t testing.TB, opts ...Options) *Server {
 	if err != nil {
 		t.Fatalf("cursors: %v", err)
 	}
-	modules := api.Modules{Ads: api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors}, db)}
-	s := &Server{DB: db, modules: modules.Ads, sql: sqlPool(t, db)}
+	queue := asynq.NewClient(asynq.RedisClientOpt{Addr: addr, DB: n})
+	t.Cleanup(func() { queue.Close() })
+	modules := api.Modules{Ads: api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Queue: queue, Logger: log}, db)}
+	s := &Server{DB: db, modules: modules.Ads, sql: sqlPool(t, db), RedisAddr: addr, RedisDB: n}
 	for _, sandbox := range []bool{false, true} {
 		authn, err := auth.New(db, auth.NewRedisNonceStore(rc, "t:nonce:"), "", time.Now, w)
 		if err != nil {

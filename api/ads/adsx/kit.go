@@ -12,7 +12,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"time"
+
+	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
@@ -27,11 +31,45 @@ type AccountStore interface {
 	AdAccountFor(ctx context.Context, userID int64, accountID string, sandbox bool) (storage.AdAccount, error)
 }
 
-// Kit is what every ads feature module is given: the account check and the
-// cursor signer.
+// Kit is what every ads feature module is given: the account check, the
+// cursor signer and the queue.
 type Kit struct {
 	Accounts AccountStore
 	Cursors  *Cursors
+	// Queue receives the tasks of recorded work (batches, checks); nil
+	// leaves them to the workers' sweepers.
+	Queue  Enqueuer
+	Logger *slog.Logger
+}
+
+// Enqueuer is the queue client (*asynq.Client).
+type Enqueuer interface {
+	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
+}
+
+// enqueueTimeout bounds handing a task to Redis: the work is recorded, so
+// a slow Redis only delays it until a sweeper picks it up.
+const enqueueTimeout = 2 * time.Second
+
+// Enqueue hands the task of work already recorded to the queue so it
+// starts at once. Its task id is the record's, so a task already queued
+// (by a retry, or a sweeper) is a harmless conflict; any other failure is
+// logged and leaves the record to the feature's sweeper: nothing recorded
+// is lost.
+func (k Kit) Enqueue(ctx context.Context, task *asynq.Task) {
+	if k.Queue == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), enqueueTimeout)
+	defer cancel()
+	_, err := k.Queue.EnqueueContext(ctx, task)
+	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
+		log := k.Logger
+		if log == nil {
+			log = slog.Default()
+		}
+		log.WarnContext(ctx, "enqueue recorded work; a sweeper will enqueue it", "task", task.Type(), "err", err)
+	}
 }
 
 type sandboxKey struct{}
