@@ -48,3 +48,8 @@ type TargetingCriterionFilter struct {
 	LineItemIDs           []string
 	TargetingCriterionIDs []string
 }
+
+// AudienceTargetingTypes are the targeting types whose value is a custom
+// audience id: creating one needs the audience to be usable by the account
+// (owned, or granted by a live permission).
+var AudienceTargetingTypes = []string{"CUSTOM_AUDIENCE", "CUSTOM_AUDIENCE_EXPANDED"}

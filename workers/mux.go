@@ -8,7 +8,10 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/workers/audiences"
+	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/media"
 )
 
@@ -24,7 +27,12 @@ type FinalFailer interface {
 type Deps struct {
 	Compliance *compliance.Processor
 	Media      *media.Processor
-	Logger     *slog.Logger
+	// Catalogs checks product images (catalogs:check_images).
+	Catalogs   *catalogs.Processor
+	DoNotReach *donotreach.Processor
+	// Audiences applies custom audience users batches.
+	Audiences *audiences.Processor
+	Logger    *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
 }
@@ -43,6 +51,15 @@ func (d Deps) routes() []route {
 	}
 	if d.Media != nil {
 		rs = append(rs, route{tasks.TypeMediaProcess, d.Media})
+	}
+	if d.Catalogs != nil {
+		rs = append(rs, route{tasks.TypeCatalogImages, d.Catalogs})
+	}
+	if d.DoNotReach != nil {
+		rs = append(rs, route{tasks.TypeDoNotReachApply, d.DoNotReach})
+	}
+	if d.Audiences != nil {
+		rs = append(rs, route{tasks.TypeAudienceApplyBatch, d.Audiences})
 	}
 	return rs
 }

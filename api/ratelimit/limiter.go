@@ -45,8 +45,10 @@ return {n, 1}
 type Subject struct {
 	// Kind is "app" or "user".
 	Kind string
-	// ID is the app or user id.
+	// ID is the app or user id, or a resource's core id.
 	ID int64
+	// Name is a resource's opaque (ads) id, when it has no core id.
+	Name string
 	// AppID is, for Kind "user", the app acting for the user: as on the
 	// platform, a user's requests through two apps count separately.
 	AppID int64
@@ -66,6 +68,9 @@ func SubjectOf(rule Rule, p auth.Principal) Subject {
 func (s Subject) key() string {
 	if s.Kind == "user" {
 		return "app:" + strconv.FormatInt(s.AppID, 10) + ":user:" + strconv.FormatInt(s.ID, 10)
+	}
+	if s.Name != "" {
+		return s.Kind + ":" + s.Name
 	}
 	return s.Kind + ":" + strconv.FormatInt(s.ID, 10)
 }

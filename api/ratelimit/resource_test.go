@@ -8,8 +8,9 @@ import (
 )
 
 // TestPerResource: a per-resource rule counts the requests for each path
-// value separately, needs no Principal (public, signed endpoints), and
-// charges requests naming no valid id to one shared count.
+// value (a core id or an opaque ads id) separately, needs no Principal
+// (public, signed endpoints), and charges requests naming no valid id to
+// one shared count.
 func TestPerResource(t *testing.T) {
 	client, prefix := testRedis(t)
 	l := NewLimiter(client, prefix, (&clock{now: t0}).Now, quietWriter)
@@ -27,16 +28,18 @@ func TestPerResource(t *testing.T) {
 		want int
 	}{
 		{"1", 200}, {"1", 200}, {"1", 429}, // job 1 exhausted
-		{"2", 200},                          // another job is not affected
-		{"x", 200}, {"-5", 200}, {"0", 429}, // invalid ids share id 0
+		{"2", 200},                           // another job is not affected
+		{"g54sb27e", 200}, {"g54sb27e", 200}, // an opaque ads id has its own count
+		{"g54sb27e", 429}, {"g54sb27f", 200}, // ... and another one too
+		{"a%3Ab", 200}, {"-5", 200}, {"0", 429}, // invalid ids share id 0
 	}
 	for i, s := range steps {
 		if got := put(s.id); got != s.want {
 			t.Errorf("step %d (id %s): status %d, want %d", i, s.id, got, s.want)
 		}
 	}
-	if calls.Load() != 5 {
-		t.Errorf("handler called %d times, want 5", calls.Load())
+	if calls.Load() != 8 {
+		t.Errorf("handler called %d times, want 8", calls.Load())
 	}
 }
 

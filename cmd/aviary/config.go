@@ -54,6 +54,9 @@ type config struct {
 
 	// ComplianceMaxUpload caps one compliance upload, in bytes.
 	ComplianceMaxUpload int64
+	// FetchAllowlist lists host:port entries worker fetches (product
+	// images) may reach even when private or loopback (tests).
+	FetchAllowlist string
 }
 
 // setting describes one configuration variable (README lists them all).
@@ -115,6 +118,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
 		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
 		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},
+		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 	}

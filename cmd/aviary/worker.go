@@ -20,7 +20,10 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers"
+	"github.com/aviary-dev/aviary/workers/audiences"
+	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
@@ -62,7 +65,16 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	} else if n > 0 {
 		log.Info("removed stale media working directories", "count", n)
 	}
-	mux := workers.NewMux(workers.Deps{Compliance: processor, Media: mediaProcessor, Logger: log, Registerer: reg})
+	doNotReach := &donotreach.Processor{Store: b.db, Logger: log}
+	imageChecks, err := newImageChecks(cfg, b, log)
+	if err != nil {
+		cancel()
+		wg.Wait()
+		return err
+	}
+	audienceBatches := &audiences.Processor{Store: b.db, Logger: log}
+	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
+		Audiences: audienceBatches, Logger: log, Registerer: reg})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -103,7 +115,34 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
-	sweepers := []sweeper{uploads, retention, mediaSweep}
+	// Do-not-reach: re-enqueue recorded batches whose task was lost; remove
+	// expired entries on their own interval (docs/ads-do-not-reach.md).
+	doNotReachBatches := &sweep.Sweeper[storage.DoNotReachBatch]{
+		Source: &donotreach.Batches{Store: b.db, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	}
+	doNotReachExpiry := &sweep.Sweeper[string]{
+		Source: &donotreach.Expiry{Store: b.db, Logger: log.With("component", "expiry")},
+		Queue:  queue, Locker: locker,
+		Logger: log.With("component", "expiry"), Interval: donotreach.ExpiryInterval,
+	}
+	sweepers := []sweeper{uploads, retention, mediaSweep, doNotReachBatches, doNotReachExpiry}
+	// Catalogs: enqueue image checks of product versions whose task was
+	// lost (docs/ads-catalog-images.md).
+	catalogImages := &sweep.Sweeper[storage.Product]{
+		Source: &catalogs.Sweep{Store: b.db, Tasks: inspector, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	}
+	sweepers = append(sweepers, catalogImages)
+	// Custom audiences: re-enqueue recorded users batches whose task was
+	// lost (docs/ads-audiences.md).
+	sweepers = append(sweepers, &sweep.Sweeper[storage.AudienceBatch]{
+		Source: &audiences.Sweep{Store: b.db, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	})
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -117,6 +156,17 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	}()
 	startUploadWatch(ctx, wg, cfg, uploads, log)
 	return uploads
+}
+
+// newImageChecks builds the product image check processor; its fetches
+// reach public addresses only, plus AVIARY_FETCH_ALLOWLIST.
+func newImageChecks(cfg *config, b *backends, log *slog.Logger) (*catalogs.Processor, error) {
+	allow, err := catalogs.ParseAllowList(cfg.FetchAllowlist)
+	if err != nil {
+		return nil, fmt.Errorf("AVIARY_FETCH_ALLOWLIST: %w", err)
+	}
+	fetcher := catalogs.NewFetcher(catalogs.FetchConfig{Allow: allow})
+	return &catalogs.Processor{Store: b.db, Checker: &catalogs.Checker{Fetcher: fetcher}, Logger: log}, nil
 }
 
 // serveWorkerMetrics serves reg (plus Go and process metrics) at /metrics on

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -45,7 +46,10 @@ func (db *DB) TargetingCriterion(ctx context.Context, accountID, id string, with
 
 // CreateTargetingCriterion adds a criterion to a non-deleted line item of
 // the account and records it in account history; a missing line item is
-// storage.ErrNotFound. The name defaults to the targeting value.
+// storage.ErrNotFound. A criterion of an audience type
+// (storage.AudienceTargetingTypes) needs its value to be a live audience
+// the account owns or holds a live grant of, else
+// storage.ErrAudienceNotFound. The name defaults to the targeting value.
 func (db *DB) CreateTargetingCriterion(ctx context.Context, userID int64, n storage.NewTargetingCriterion) (storage.TargetingCriterion, error) {
 	name := n.Name
 	if name == nil {
@@ -55,6 +59,11 @@ func (db *DB) CreateTargetingCriterion(ctx context.Context, userID int64, n stor
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		if err := lockChildLineItem(ctx, tx, n.AccountID, n.LineItemID, "FOR SHARE"); err != nil {
 			return err
+		}
+		if slices.Contains(storage.AudienceTargetingTypes, n.TargetingType) {
+			if err := lockTargetableAudience(ctx, tx, n.AccountID, n.TargetingValue); err != nil {
+				return err
+			}
 		}
 		var err error
 		c, err = scanTargetingCriterion(tx.QueryRow(ctx, `INSERT INTO targeting_criteria AS tc

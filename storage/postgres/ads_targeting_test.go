@@ -20,7 +20,7 @@ func TestTargetingCriterionWrites(t *testing.T) {
 	other := factory.AdAccount(t, db, nil)
 	_, _, li := factory.AdsChain(t, db, acct.ID)
 	_, _, otherLI := factory.AdsChain(t, db, other.ID)
-	named := "Custom audience targeting"
+	named := "Interest targeting"
 	tests := []struct {
 		name     string
 		n        storage.NewTargetingCriterion
@@ -28,7 +28,7 @@ func TestTargetingCriterionWrites(t *testing.T) {
 		wantName string
 	}{
 		{"keyword named by value", storage.NewTargetingCriterion{LineItemID: li, TargetingType: "BROAD_KEYWORD", TargetingValue: "technology", OperatorType: "EQ"}, nil, "technology"},
-		{"explicit name", storage.NewTargetingCriterion{LineItemID: li, TargetingType: "CUSTOM_AUDIENCE", TargetingValue: "249yj", OperatorType: "EQ", Name: &named}, nil, named},
+		{"explicit name", storage.NewTargetingCriterion{LineItemID: li, TargetingType: "INTEREST", TargetingValue: "20", OperatorType: "EQ", Name: &named}, nil, named},
 		{"another account's line item", storage.NewTargetingCriterion{LineItemID: otherLI, TargetingType: "AGE", TargetingValue: "AGE_OVER_18", OperatorType: "EQ"}, storage.ErrNotFound, ""},
 	}
 	var created []storage.TargetingCriterion

@@ -90,7 +90,55 @@ func populate(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, owner *adstes
 		}
 	}
 	ids["line_item_ids"] = strings.Join(lis, ",")
+	populateAudiences(t, s, conn, acct, lis, ids, n)
+	populateCatalog(t, s, conn, owner, acct, ids, n)
 	return ids
+}
+
+// populateAudiences gives the account n custom audiences, n grants of the
+// first to accounts of its business, criteria targeting it on each line
+// item, and do-not-reach lists (one live, n-1 deleted: one live per
+// account).
+func populateAudiences(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, acct string, lis []string, ids map[string]string, n int) {
+	t.Helper()
+	var business string
+	if err := conn.QueryRow(t.Context(), `SELECT business_id FROM ad_accounts WHERE id = $1`, acct).Scan(&business); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i++ {
+		aud := sqlID(t, conn, `INSERT INTO custom_audiences (owner_account_id, name) VALUES ($1, $2) RETURNING id`, acct, fmt.Sprintf("audience %d", i))
+		if i == 0 {
+			ids["custom_audience_id"], ids["tailored_audience_id"] = aud, aud
+		}
+		peer := factory.AdAccount(t, s.DB, nil).ID
+		sqlID(t, conn, `UPDATE ad_accounts SET business_id = $2 WHERE id = $1 RETURNING id`, peer, business)
+		grant := sqlID(t, conn, `INSERT INTO custom_audience_permissions (custom_audience_id, granted_account_id, permission_level)
+			VALUES ($1, $2, 'READ_ONLY') RETURNING id`, ids["custom_audience_id"], peer)
+		sqlID(t, conn, `INSERT INTO targeting_criteria (account_id, line_item_id, targeting_type, targeting_value) VALUES ($1, $2, 'CUSTOM_AUDIENCE', $3) RETURNING id`,
+			acct, lis[i], ids["custom_audience_id"])
+		list := sqlID(t, conn, `INSERT INTO do_not_reach_lists (account_id, description, deleted)
+			VALUES ($1, $2, $3 OR EXISTS (SELECT 1 FROM do_not_reach_lists WHERE account_id = $1 AND NOT deleted)) RETURNING id`,
+			acct, fmt.Sprintf("list %d", i), i > 0)
+		if i == 0 {
+			ids["tailored_audience_permission_id"], ids["do_not_reach_list_id"] = grant, list
+		}
+	}
+}
+
+// populateCatalog gives the owner's account the CATALOGS feature and the
+// owner a catalog of n products.
+func populateCatalog(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, owner *adstest.Caller, acct string, ids map[string]string, n int) {
+	t.Helper()
+	sqlID(t, conn, `INSERT INTO ad_account_features (account_id, feature) VALUES ($1, 'CATALOGS')
+		ON CONFLICT (account_id, feature) DO UPDATE SET feature = EXCLUDED.feature RETURNING feature`, acct)
+	catalog := sqlID(t, conn, `INSERT INTO product_catalogs (user_id, name) VALUES ($1, 'catalog')
+		ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name RETURNING id`, owner.User.ID)
+	ids["product_catalog_id"] = catalog
+	for i := 0; i < n; i++ {
+		sku := fmt.Sprintf("sku-%d-%s", i, storagetest.RandomSuffix(4))
+		sqlID(t, conn, `INSERT INTO products (catalog_id, id, fields, status) VALUES ($1, $2, $3, 'PENDING') RETURNING id`,
+			catalog, sku, fmt.Sprintf(`{"id": %q, "title": "product %d"}`, sku, i))
+	}
 }
 
 // processedUpload is an upload of owner driven to succeeded (an image).
@@ -585,7 +633,11 @@ func TestHostileCursors(t *testing.T) {
 			}
 		}
 		if slices.Contains(rt.Query, "with_deleted") {
-			r := e.alice.Get(t, path, merge(extra, "cursor", own, "with_deleted", "true"))
+			flipped := "true"
+			if extra.Get("with_deleted") == "true" {
+				flipped = "false"
+			}
+			r := e.alice.Get(t, path, merge(extra, "cursor", own, "with_deleted", flipped))
 			if adsEnvelope(t, pattern+" other filter", r) && (r.Code != 400 || r.FirstError().Parameter != "cursor") {
 				t.Errorf("%s: cursor with other filters: %d %.300s", pattern, r.Code, r.Raw)
 			}
@@ -753,8 +805,8 @@ func TestHostileBodies(t *testing.T) {
 	for _, rt := range e.s.Routes() {
 		method, path, _ := strings.Cut(rt.Pattern, " ")
 		p := fill(path, e.ids, nil)
-		if method != http.MethodPost && method != http.MethodPut {
-			continue
+		if method != http.MethodPost && method != http.MethodPut || slices.Contains(rt.Body.Types, "application/json") {
+			continue // the JSON batch endpoints: their own bad-body tables
 		}
 		before := snapshot(t, conn, e.acct)
 		r := e.alice.DoJSON(t, method, p, map[string]any{"name": "x"})
@@ -793,6 +845,8 @@ func requiredParams(pattern string, ids map[string]string) url.Values {
 			"start_time": {"2024-01-01T00:00:00Z"}, "end_time": {"2024-01-02T00:00:00Z"}}
 	case "GET /12/accounts/{account_id}/curated_categories":
 		return url.Values{"country_codes": {"US"}}
+	case "GET /12/accounts/{account_id}/do_not_reach_lists":
+		return url.Values{"with_deleted": {"true"}}
 	case "GET /12/accounts/{account_id}/targeting_criteria":
 		return url.Values{"line_item_ids": {ids["line_item_ids"]}}
 	case "POST /12/accounts/{account_id}/campaigns":

@@ -81,6 +81,8 @@ var pathCodes = map[string]string{
 	"account_media_id":       "ACCOUNT_MEDIA_NOT_FOUND",
 	"media_creative_id":      "MEDIA_CREATIVE_NOT_FOUND",
 	"media_key":              "MEDIA_NOT_FOUND",
+	"custom_audience_id":     "TAILORED_AUDIENCE_NOT_FOUND",
+	"tailored_audience_id":   "TAILORED_AUDIENCE_NOT_FOUND",
 }
 
 // pathNotFound is the answer to a path value no entity can have (bytes

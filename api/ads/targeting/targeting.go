@@ -16,6 +16,9 @@ const (
 	codeTargetingCriterionNotFound = "TARGETING_CRITERION_NOT_FOUND"
 	codeLineItemNotFound           = "LINE_ITEM_NOT_FOUND"
 	codeUnknownCriteriaType        = "UNKNOWN_CRITERIA_TYPE"
+	// codeAudienceNotFound answers an audience targeting_value the account
+	// may not target (missing, deleted, neither owned nor granted).
+	codeAudienceNotFound = "TAILORED_AUDIENCE_NOT_FOUND"
 )
 
 // Bounds.
@@ -87,6 +90,8 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 	}
 	c, err := m.deps.Store.CreateTargetingCriterion(r.Context(), adsx.UserID(r), n)
 	switch {
+	case errors.Is(err, storage.ErrAudienceNotFound):
+		return adsx.NotFound(codeAudienceNotFound, "targeting_value", n.TargetingValue)
 	case errors.Is(err, storage.ErrNotFound):
 		return adsx.NotFound(codeLineItemNotFound, "line_item_id", n.LineItemID)
 	case err != nil:

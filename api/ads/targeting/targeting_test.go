@@ -28,6 +28,7 @@ func TestTargetingCriteriaLifecycle(t *testing.T) {
 	acct := alice.Account(t)
 	_, campaign, li := factory.AdsChain(t, s.DB, acct.ID)
 	li2 := factory.LineItem(t, s.DB, acct.ID, campaign)
+	aud := ownAudience(t, s, acct.ID)
 	base := "/12/accounts/" + acct.ID + "/targeting_criteria"
 	creates := []struct {
 		li, typ, value, op string
@@ -37,7 +38,7 @@ func TestTargetingCriteriaLifecycle(t *testing.T) {
 		{li, "location", "5122804691e5fecc", "eq", "LOCATION", "EQ"},
 		{li, "NEGATIVE_PHRASE_KEYWORD", "debate", "NE", "NEGATIVE_PHRASE_KEYWORD", "NE"},
 		{li, "AGE", "AGE_21_TO_34", "GTE", "AGE", "GTE"},
-		{li2, "CUSTOM_AUDIENCE", "249yj", "", "CUSTOM_AUDIENCE", "EQ"},
+		{li2, "CUSTOM_AUDIENCE", aud, "", "CUSTOM_AUDIENCE", "EQ"},
 		{li2, "APP_LIST", "x1", "NE", "APP_LIST", "NE"},
 	}
 	var ids []string

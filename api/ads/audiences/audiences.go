@@ -1,0 +1,209 @@
+package audiences
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/aviary-dev/aviary/api/ads/adsx"
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
+)
+
+// codeAudienceNotFound is the platform's code of a missing audience.
+const codeAudienceNotFound = "TAILORED_AUDIENCE_NOT_FOUND"
+
+// Parameter bounds.
+const (
+	maxName           = 255
+	maxDescription    = 255
+	maxIdempotencyKey = 255
+)
+
+// idempotencyHeader names a retry of a batch (else the body's SHA-256).
+const idempotencyHeader = "Idempotency-Key"
+
+var listParams = append([]string{"custom_audience_ids", "q", "permission_scope"}, adsx.ListParams...)
+
+// listSpec is how audience lists sort.
+var listSpec = adsx.ListSpec{
+	Sortable: adsx.Sortable{
+		"name":          {Column: "a.name", Type: storage.SortText},
+		"audience_size": {Column: "a.audience_size", Type: storage.SortBigint},
+		"created_at":    {Column: "a.created_at", Type: storage.SortTime},
+		"updated_at":    {Column: "a.updated_at", Type: storage.SortTime},
+	},
+	Default: storage.Sort{Column: "a.created_at", Type: storage.SortTime},
+}
+
+// entity is a custom audience in the generic handlers.
+var entity = adsx.Entity{PathValue: "custom_audience_id", NotFoundCode: codeAudienceNotFound}
+
+// parseFilter reads the list's filters.
+func parseFilter(p *adsx.Params, acct storage.AdAccount) storage.CustomAudienceFilter {
+	f := storage.CustomAudienceFilter{AccountID: acct.ID, AudienceIDs: p.IDs("custom_audience_ids")}
+	if q := p.String("q", maxName); q != nil {
+		f.NamePrefix = *q
+	}
+	if s := p.Enum("permission_scope", storage.AudienceScopes); s != nil {
+		f.Scope = *s
+	}
+	return f
+}
+
+func (m *Module) create(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
+	acct, err := m.deps.Kit.Account(r)
+	if err != nil {
+		return err
+	}
+	n := storage.NewCustomAudience{AccountID: acct.ID, Name: p.Required("name", maxName), Description: p.String("description", maxDescription)}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	v, err := m.deps.Store.CreateCustomAudience(r.Context(), n)
+	if err != nil {
+		return audienceErr(err, "", n.Name)
+	}
+	return writeView(w, p, v)
+}
+
+func (m *Module) update(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
+	acct, err := m.deps.Kit.Account(r)
+	if err != nil {
+		return err
+	}
+	c := storage.CustomAudienceChange{Name: p.String("name", maxName), Description: p.String("description", maxDescription)}
+	if err := p.Err(); err != nil {
+		return err
+	}
+	id := r.PathValue("custom_audience_id")
+	v, err := m.deps.Store.UpdateCustomAudience(r.Context(), acct.ID, id, c)
+	if err != nil {
+		name := ""
+		if c.Name != nil {
+			name = *c.Name
+		}
+		return audienceErr(err, id, name)
+	}
+	return writeView(w, p, v)
+}
+
+func (m *Module) delete(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
+	acct, err := m.deps.Kit.Account(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("custom_audience_id")
+	v, err := m.deps.Store.DeleteCustomAudience(r.Context(), acct.ID, id)
+	if err != nil {
+		return audienceErr(err, id, "")
+	}
+	return writeView(w, p, v)
+}
+
+// users records a users batch and answers its counts, in request order;
+// the membership changes run in the audiences worker.
+func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
+	acct, err := m.deps.Kit.Account(r)
+	if err != nil {
+		return err
+	}
+	id := r.PathValue("custom_audience_id")
+	if err := m.writable(r, acct.ID, id); err != nil {
+		return err
+	}
+	if r.Header.Get("Content-Type") == "" {
+		return apierr.UnsupportedMediaType(httpx.ContentJSON)
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return httpx.BodyReadError(r.Context(), err)
+	}
+	ops, err := parseBatch(body, m.now())
+	if err != nil {
+		return err
+	}
+	if key == "" {
+		sum := sha256.Sum256(body)
+		key = "sha256:" + hex.EncodeToString(sum[:])
+	}
+	b, err := m.deps.Store.RecordAudienceBatch(r.Context(), storage.NewAudienceBatch{
+		AccountID: acct.ID, AudienceID: id, IdempotencyKey: key, Operations: ops})
+	if err != nil {
+		return audienceErr(err, id, "")
+	}
+	if b.State == storage.BatchPending {
+		task, err := tasks.NewAudienceApplyBatch(b.ID)
+		if err != nil {
+			return fmt.Errorf("task of batch %s: %w", b.ID, err)
+		}
+		m.deps.Kit.Enqueue(r.Context(), task)
+	}
+	return adsx.WriteData(w, p, http.StatusOK, b.Counts)
+}
+
+// writable answers first for an audience the account may not add users
+// to (unseen: 404, READ_ONLY: 403), whatever the body; recording checks
+// again under the row lock.
+func (m *Module) writable(r *http.Request, accountID, id string) error {
+	v, err := m.deps.Store.CustomAudience(r.Context(), accountID, id, false)
+	if err == nil && !v.IsOwner && v.PermissionLevel == storage.PermissionReadOnly {
+		err = storage.ErrAudienceReadOnly
+	}
+	if err != nil {
+		return audienceErr(err, id, "")
+	}
+	return nil
+}
+
+// readBody reads the (capped) body into one buffer sized by
+// Content-Length, sparing the copies of a growing one.
+func readBody(r *http.Request) ([]byte, error) {
+	size := int64(0)
+	if r.ContentLength > 0 {
+		size = min(r.ContentLength, maxBatchBytes)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	_, err := buf.ReadFrom(r.Body)
+	return buf.Bytes(), err
+}
+
+// idempotencyKey is the Idempotency-Key header ("" when not sent): one
+// value of 1 to 255 printable ASCII characters.
+func idempotencyKey(r *http.Request) (string, error) {
+	vs := r.Header.Values(idempotencyHeader)
+	if len(vs) == 0 {
+		return "", nil
+	}
+	v := vs[0]
+	if len(vs) > 1 || v == "" || len(v) > maxIdempotencyKey || strings.ContainsFunc(v, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
+		return "", adsx.Invalid(idempotencyHeader, fmt.Sprintf("%s must be one value of 1 to %d printable ASCII characters",
+			idempotencyHeader, maxIdempotencyKey))
+	}
+	return "key:" + v, nil
+}
+
+// audienceErr maps a store error about audience id to the API's answer.
+func audienceErr(err error, id, name string) error {
+	switch {
+	case errors.Is(err, storage.ErrNotFound):
+		return adsx.NotFound(codeAudienceNotFound, "custom_audience_id", id)
+	case errors.Is(err, storage.ErrAudienceReadOnly):
+		return adsx.NotAllowed(fmt.Sprintf("The account may only read the custom audience %s", id))
+	case errors.Is(err, storage.ErrAudienceNotOwner):
+		return adsx.NotAllowed(fmt.Sprintf("Only the account that owns the custom audience %s may change it", id))
+	case errors.Is(err, storage.ErrConflict):
+		return adsx.Invalid("name", fmt.Sprintf("A custom audience named %q already exists in the account", name), name)
+	}
+	return fmt.Errorf("custom audience %s: %w", id, err)
+}

@@ -1,0 +1,149 @@
+package storage
+
+import (
+	"errors"
+	"time"
+)
+
+// Custom audience errors (docs/ads-audiences.md).
+var (
+	// ErrAudienceReadOnly means the account was granted the audience
+	// READ_ONLY and may not change it or its members.
+	ErrAudienceReadOnly = errors.New("storage: the account may only read the custom audience")
+	// ErrAudienceNotOwner means only the owning account may do this (PUT,
+	// DELETE of the audience itself).
+	ErrAudienceNotOwner = errors.New("storage: only the owning account may change the custom audience")
+)
+
+// CustomAudienceView is a custom audience as one account sees it: its own
+// (IsOwner) or one shared with it through a live permission.
+type CustomAudienceView struct {
+	CustomAudience
+	IsOwner bool
+}
+
+// Custom audience list scopes (permission_scope): none means both.
+const (
+	AudienceScopeOwner  = "OWNER"
+	AudienceScopeShared = "SHARED"
+)
+
+// AudienceScopes are the values of permission_scope.
+var AudienceScopes = []string{AudienceScopeOwner, AudienceScopeShared}
+
+// CustomAudienceFilter selects the audiences an account sees.
+type CustomAudienceFilter struct {
+	AccountID   string
+	AudienceIDs []string
+	// NamePrefix matches names case-insensitively.
+	NamePrefix string
+	// Scope is AudienceScopeOwner, AudienceScopeShared or "" for both.
+	Scope string
+}
+
+// NewCustomAudience is a custom audience to create.
+type NewCustomAudience struct {
+	AccountID   string
+	Name        string
+	Description *string
+}
+
+// CustomAudienceChange is a PUT: the attributes sent (nil keeps).
+type CustomAudienceChange struct {
+	Name        *string
+	Description *string
+}
+
+// Custom audience batch operation types (operation_type).
+const (
+	AudienceUpdate = "Update"
+	AudienceDelete = "Delete"
+)
+
+// AudienceOperationTypes are the values of operation_type.
+var AudienceOperationTypes = []string{AudienceUpdate, AudienceDelete}
+
+// Identifier types of a member key (its first byte); the order is stored,
+// never renumber.
+const (
+	IdentEmail byte = 1 + iota
+	IdentPhoneNumber
+	IdentHandle
+	IdentTwitterID
+	IdentDeviceID
+	IdentPartnerUserID
+)
+
+// AudienceIdentifiers maps the identifier names of a user object to
+// their key type.
+var AudienceIdentifiers = map[string]byte{
+	"email":           IdentEmail,
+	"phone_number":    IdentPhoneNumber,
+	"handle":          IdentHandle,
+	"twitter_id":      IdentTwitterID,
+	"device_id":       IdentDeviceID,
+	"partner_user_id": IdentPartnerUserID,
+}
+
+// MemberKey identifies one member of a custom audience: the identifier
+// type, then the SHA-256 digest (of partner_user_id, the digest Aviary
+// computes of the value sent). Every identifier value of a user object is
+// its own member.
+type MemberKey [33]byte
+
+// AudienceOperation is one normalized operation of a users batch.
+type AudienceOperation struct {
+	Type        string
+	EffectiveAt time.Time
+	ExpiresAt   time.Time
+	// Users is the number of user objects (success_count, total_count).
+	Users int
+	Keys  []MemberKey
+}
+
+// Custom audience batch states.
+const (
+	BatchPending = "PENDING"
+	BatchApplied = "APPLIED"
+	BatchFailed  = "FAILED"
+)
+
+// AudienceOperationCount is one item of a users batch answer.
+type AudienceOperationCount struct {
+	OperationType string `json:"operation_type"`
+	SuccessCount  int    `json:"success_count"`
+	TotalCount    int    `json:"total_count"`
+}
+
+// NewAudienceBatch is a validated users batch to record.
+type NewAudienceBatch struct {
+	AccountID  string
+	AudienceID string
+	// IdempotencyKey is the Idempotency-Key header or the body's SHA-256.
+	IdempotencyKey string
+	Operations     []AudienceOperation
+}
+
+// AudienceBatch is a recorded users batch.
+type AudienceBatch struct {
+	ID         string
+	AudienceID string
+	AccountID  string
+	State      string
+	Counts     []AudienceOperationCount
+	// Replayed is set when the key was recorded before: this is that batch.
+	Replayed  bool
+	CreatedAt time.Time
+}
+
+// AudienceBatchResult is what applying a batch did.
+type AudienceBatchResult struct {
+	// Skipped: the batch was not pending (applied or failed before).
+	Skipped  bool
+	Added    int64
+	Removed  int64
+	SizeNow  int64
+	Failed   bool
+	Failure  string
+	Audience string
+}

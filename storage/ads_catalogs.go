@@ -1,0 +1,137 @@
+package storage
+
+import "time"
+
+// Product review statuses, stored in products.status (docs/ads-catalogs.md).
+// The API writes PENDING or ACCEPTED when a valid product version is
+// stored; the image-check worker (workers/catalogs) moves a PENDING
+// version to ACCEPTED or REJECTED and records images_checked_version.
+const (
+	// ProductPendingImages: the fields are valid and the version has images
+	// that the worker has not checked yet.
+	ProductPendingImages = "PENDING"
+	// ProductAccepted: the fields are valid and every image passed its
+	// check (or the product has no image to check).
+	ProductAccepted = "ACCEPTED"
+	// ProductRejected: an image check failed; errors says which and why.
+	ProductRejected = "REJECTED"
+)
+
+// ProductStatuses are the values of products.status.
+var ProductStatuses = []string{ProductPendingImages, ProductAccepted, ProductRejected}
+
+// Product batch outcomes: the status of one item of a PUT products answer
+// (reference values).
+const (
+	ProductCreateSuccess = "CREATE_SUCCESS"
+	ProductUpdateSuccess = "UPDATE_SUCCESS"
+	ProductNoChange      = "NO_CHANGE"
+	ProductError         = "ERROR"
+)
+
+// ProductIssue is one entry of a product's errors or warnings (the JSON
+// arrays products.errors and products.warnings hold these objects):
+// {"field": "image_link", "rule": "image_size", "message": "..."}.
+// Field is the product attribute ("image_link", "additional_image_link[2]"
+// for the third additional image), Rule a stable machine name of the rule,
+// Message a sentence for people.
+type ProductIssue struct {
+	Field   string `json:"field"`
+	Rule    string `json:"rule"`
+	Message string `json:"message"`
+}
+
+// ProductCatalog is a user's product catalog (one per user).
+type ProductCatalog struct {
+	ID        string
+	UserID    int64
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// ProductFields are the merchant-submitted attributes of a product, stored
+// as products.fields (JSON, keys as in the API). Optional attributes are
+// nil pointers when absent.
+type ProductFields struct {
+	ID                     string  `json:"id"`
+	Title                  string  `json:"title"`
+	Description            string  `json:"description"`
+	Availability           string  `json:"availability"`
+	Condition              string  `json:"condition"`
+	Price                  string  `json:"price"`
+	Link                   string  `json:"link"`
+	ImageLink              string  `json:"image_link"`
+	Brand                  *string `json:"brand,omitempty"`
+	GTIN                   *string `json:"gtin,omitempty"`
+	MPN                    *string `json:"mpn,omitempty"`
+	MobileLink             *string `json:"mobile_link,omitempty"`
+	AdditionalImageLink    *string `json:"additional_image_link,omitempty"`
+	GoogleProductCategory  *string `json:"google_product_category,omitempty"`
+	ProductType            *string `json:"product_type,omitempty"`
+	Inventory              *int64  `json:"inventory,omitempty"`
+	SalePrice              *string `json:"sale_price,omitempty"`
+	SalePriceEffectiveDate *string `json:"sale_price_effective_date,omitempty"`
+	ItemGroupID            *string `json:"item_group_id,omitempty"`
+	Gender                 *string `json:"gender,omitempty"`
+	Color                  *string `json:"color,omitempty"`
+	Size                   *string `json:"size,omitempty"`
+	AgeGroup               *string `json:"age_group,omitempty"`
+	CustomLabel0           *string `json:"custom_label_0,omitempty"`
+	CustomLabel1           *string `json:"custom_label_1,omitempty"`
+	CustomLabel2           *string `json:"custom_label_2,omitempty"`
+	CustomLabel3           *string `json:"custom_label_3,omitempty"`
+	CustomLabel4           *string `json:"custom_label_4,omitempty"`
+}
+
+// Product is a stored product: its fields, the service key, and its
+// review outcome.
+type Product struct {
+	CatalogID    string
+	Key          string
+	ItemGroupKey *string
+	Fields       ProductFields
+	Status       string
+	Errors       []ProductIssue
+	Warnings     []ProductIssue
+	Version      int64
+	Seq          int64
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// ProductUpsert is one valid product of a batch to create or update; it
+// is stored PENDING (every valid product has an image_link to check).
+type ProductUpsert struct {
+	Fields ProductFields
+	// Key is the product_key the client sent, if any: it must be the key
+	// of the stored product with this id.
+	Key      *string
+	Warnings []ProductIssue
+}
+
+// ProductUpserted is the outcome of storing one ProductUpsert.
+type ProductUpserted struct {
+	ID      string
+	Key     string
+	Status  string
+	Version int64
+	// Outcome is ProductCreateSuccess, ProductUpdateSuccess,
+	// ProductNoChange (the fields equal the stored version's: nothing
+	// written) or ProductError (Errors says why: nothing written).
+	Outcome string
+	Errors  []ProductIssue
+}
+
+// ProductSeqSort is the sort column of product lists (the store reads
+// products as p): first submission, so the first variant of a group comes
+// first.
+const ProductSeqSort = "p.seq"
+
+// ProductFilter narrows a product list of one catalog.
+type ProductFilter struct {
+	CatalogID string
+	// ItemGroupKey lists every variant of one group ("" for the first
+	// variant of each group and all ungrouped products).
+	ItemGroupKey string
+}

@@ -1,0 +1,564 @@
+package postgres
+
+import (
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// audienceFrom is the custom audiences one account ($1) sees: its own,
+// and those granted to it by a live permission (p, never joined for the
+// owner).
+const audienceFrom = `custom_audiences a LEFT JOIN custom_audience_permissions p ON p.custom_audience_id = a.id
+	AND p.granted_account_id = $1 AND a.owner_account_id <> $1 AND NOT p.deleted`
+
+// audienceVisible is the condition of audienceFrom's rows the account sees.
+const audienceVisible = `(a.owner_account_id = $1 OR p.id IS NOT NULL)`
+
+// audienceColumns are read by scanAudience.
+const audienceColumns = `a.id, a.owner_account_id, a.name, a.description, a.audience_type, a.partner_source, a.audience_size,
+	COALESCE(p.permission_level, 'READ_WRITE'),
+	(SELECT count(*) FROM custom_audience_batches b WHERE b.custom_audience_id = a.id AND b.state = 'PENDING'),
+	a.created_at, a.updated_at, a.deleted, p.id IS NULL`
+
+func scanAudience(row pgx.Row, tail ...any) (storage.CustomAudienceView, error) {
+	var v storage.CustomAudienceView
+	a := &v.CustomAudience
+	err := row.Scan(append([]any{&a.ID, &a.OwnerAccountID, &a.Name, &a.Description, &a.AudienceType, &a.PartnerSource,
+		&a.AudienceSize, &a.PermissionLevel, &a.InFlight, &a.CreatedAt, &a.UpdatedAt, &a.Deleted, &v.IsOwner}, tail...)...)
+	return v, err
+}
+
+// ListCustomAudiences returns one page of the audiences the account sees
+// (its own and those shared with it) matching f.
+func (db *DB) ListCustomAudiences(ctx context.Context, f storage.CustomAudienceFilter, opts storage.ListOptions) (storage.Page[storage.CustomAudienceView], error) {
+	spec := listSpec{From: audienceFrom, Columns: audienceColumns, ID: "a.id", Deleted: "a.deleted"}
+	// The account is the first argument: audienceFrom's $1.
+	spec.Filter.add("(a.owner_account_id = $? OR p.id IS NOT NULL)", f.AccountID)
+	spec.Filter.in("a.id", f.AudienceIDs)
+	if f.NamePrefix != "" {
+		spec.Filter.add(`lower(a.name) LIKE $? ESCAPE '\'`, likePrefix(f.NamePrefix))
+	}
+	switch f.Scope {
+	case storage.AudienceScopeOwner:
+		spec.Filter.add("p.id IS NULL")
+	case storage.AudienceScopeShared:
+		spec.Filter.add("p.id IS NOT NULL")
+	}
+	page, err := listPage(ctx, db.pool, spec, opts, scanAudience)
+	if err != nil {
+		return page, fmt.Errorf("list custom audiences of %s: %w", f.AccountID, err)
+	}
+	return page, nil
+}
+
+// CustomAudience returns audience id as the account sees it; a deleted one
+// only when withDeleted. One it does not see is storage.ErrNotFound.
+func (db *DB) CustomAudience(ctx context.Context, accountID, id string, withDeleted bool) (storage.CustomAudienceView, error) {
+	v, err := scanAudience(db.pool.QueryRow(ctx, `SELECT `+audienceColumns+` FROM `+audienceFrom+`
+		WHERE `+audienceVisible+` AND a.id = $2 AND (NOT a.deleted OR $3)`, accountID, id, withDeleted))
+	return v, wrap("load custom audience "+id, err)
+}
+
+// lockAudience locks the live audience id the account sees (FOR UPDATE or
+// FOR SHARE) and returns it; else storage.ErrNotFound.
+func lockAudience(ctx context.Context, tx pgx.Tx, accountID, id, mode string) (storage.CustomAudienceView, error) {
+	v, err := scanAudience(tx.QueryRow(ctx, `SELECT `+audienceColumns+` FROM `+audienceFrom+`
+		WHERE `+audienceVisible+` AND a.id = $2 AND NOT a.deleted FOR `+mode+` OF a`, accountID, id))
+	return v, wrap("lock custom audience "+id, err)
+}
+
+// ownedAudience locks the live audience for a change only its owner may
+// make: a READ_ONLY grant is storage.ErrAudienceReadOnly, a READ_WRITE one
+// storage.ErrAudienceNotOwner.
+func ownedAudience(ctx context.Context, tx pgx.Tx, accountID, id string) (storage.CustomAudienceView, error) {
+	v, err := lockAudience(ctx, tx, accountID, id, "UPDATE")
+	switch {
+	case err != nil:
+		return v, err
+	case v.IsOwner:
+		return v, nil
+	case v.PermissionLevel == storage.PermissionReadOnly:
+		return v, storage.ErrAudienceReadOnly
+	}
+	return v, storage.ErrAudienceNotOwner
+}
+
+// uniqueAudienceName serializes the owner's name changes and refuses a
+// name another live audience of the owner has (storage.ErrConflict).
+func uniqueAudienceName(ctx context.Context, tx pgx.Tx, ownerID, name, exceptID string) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext('custom_audience_names:' || $1))`, ownerID); err != nil {
+		return wrap("lock custom audience names", err)
+	}
+	var taken bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM custom_audiences WHERE owner_account_id = $1 AND name = $2
+		AND id <> $3 AND NOT deleted)`, ownerID, name, exceptID).Scan(&taken)
+	if err != nil {
+		return wrap("check custom audience name", err)
+	}
+	if taken {
+		return fmt.Errorf("custom audience name %q: %w", name, storage.ErrConflict)
+	}
+	return nil
+}
+
+// CreateCustomAudience creates an empty audience owned by the account. A
+// name another live audience of the account has is storage.ErrConflict.
+func (db *DB) CreateCustomAudience(ctx context.Context, n storage.NewCustomAudience) (storage.CustomAudienceView, error) {
+	var v storage.CustomAudienceView
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if err := uniqueAudienceName(ctx, tx, n.AccountID, n.Name, ""); err != nil {
+			return err
+		}
+		var id string
+		err := tx.QueryRow(ctx, `INSERT INTO custom_audiences (owner_account_id, name, description) VALUES ($1, $2, $3) RETURNING id`,
+			n.AccountID, n.Name, n.Description).Scan(&id)
+		if err != nil {
+			return wrap("insert custom audience", err)
+		}
+		v, err = scanAudience(tx.QueryRow(ctx, `SELECT `+audienceColumns+` FROM `+audienceFrom+` WHERE a.id = $2`, n.AccountID, id))
+		return wrap("load custom audience "+id, err)
+	})
+	if err != nil {
+		return v, fmt.Errorf("create custom audience in %s: %w", n.AccountID, err)
+	}
+	return v, nil
+}
+
+// UpdateCustomAudience changes the name and description of an audience
+// the account owns (see ownedAudience for the other accounts' errors).
+func (db *DB) UpdateCustomAudience(ctx context.Context, accountID, id string, c storage.CustomAudienceChange) (storage.CustomAudienceView, error) {
+	var v storage.CustomAudienceView
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		before, err := ownedAudience(ctx, tx, accountID, id)
+		if err != nil {
+			return err
+		}
+		if c.Name != nil && *c.Name != before.Name {
+			if err := uniqueAudienceName(ctx, tx, accountID, *c.Name, id); err != nil {
+				return err
+			}
+		}
+		_, err = tx.Exec(ctx, `UPDATE custom_audiences SET name = COALESCE($2, name), description = COALESCE($3, description),
+			updated_at = now() WHERE id = $1`, id, c.Name, c.Description)
+		if err != nil {
+			return wrap("update custom audience "+id, err)
+		}
+		v, err = lockAudience(ctx, tx, accountID, id, "UPDATE")
+		return err
+	})
+	if err != nil {
+		return v, fmt.Errorf("update custom audience %s: %w", id, err)
+	}
+	return v, nil
+}
+
+// DeleteCustomAudience soft-deletes an audience the account owns and
+// returns it; a deleted or unseen one is storage.ErrNotFound.
+func (db *DB) DeleteCustomAudience(ctx context.Context, accountID, id string) (storage.CustomAudienceView, error) {
+	var v storage.CustomAudienceView
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := ownedAudience(ctx, tx, accountID, id); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE custom_audiences SET deleted = true, updated_at = now() WHERE id = $1`, id); err != nil {
+			return wrap("delete custom audience "+id, err)
+		}
+		var err error
+		v, err = scanAudience(tx.QueryRow(ctx, `SELECT `+audienceColumns+` FROM `+audienceFrom+` WHERE a.id = $2`, accountID, id))
+		return wrap("load custom audience "+id, err)
+	})
+	if err != nil {
+		return v, fmt.Errorf("delete custom audience %s: %w", id, err)
+	}
+	return v, nil
+}
+
+// batchColumns are read by scanBatch.
+const batchColumns = `id, custom_audience_id, account_id, state, counts, created_at`
+
+func scanBatch(row pgx.Row) (storage.AudienceBatch, error) {
+	var b storage.AudienceBatch
+	var counts []byte
+	if err := row.Scan(&b.ID, &b.AudienceID, &b.AccountID, &b.State, &counts, &b.CreatedAt); err != nil {
+		return b, err
+	}
+	if err := json.Unmarshal(counts, &b.Counts); err != nil {
+		return b, fmt.Errorf("decode counts of batch %s: %w", b.ID, err)
+	}
+	return b, nil
+}
+
+// RecordAudienceBatch records a validated users batch for the live
+// audience the account may write (its own, or granted READ_WRITE): unseen
+// is storage.ErrNotFound, READ_ONLY storage.ErrAudienceReadOnly. A key
+// recorded before for the audience returns that batch (Replayed) and
+// records nothing.
+func (db *DB) RecordAudienceBatch(ctx context.Context, n storage.NewAudienceBatch) (storage.AudienceBatch, error) {
+	var b storage.AudienceBatch
+	counts, err := json.Marshal(operationCounts(n.Operations))
+	if err != nil {
+		return b, fmt.Errorf("encode batch counts: %w", err)
+	}
+	ops := encodeOperations(n.Operations)
+	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		v, err := lockAudience(ctx, tx, n.AccountID, n.AudienceID, "SHARE")
+		if err != nil {
+			return err
+		}
+		if !v.IsOwner && v.PermissionLevel == storage.PermissionReadOnly {
+			return storage.ErrAudienceReadOnly
+		}
+		b, err = scanBatch(tx.QueryRow(ctx, `INSERT INTO custom_audience_batches (custom_audience_id, account_id, idempotency_key,
+			operations, counts) VALUES ($1, $2, $3, $4, $5)
+			ON CONFLICT (custom_audience_id, idempotency_key) DO NOTHING RETURNING `+batchColumns,
+			n.AudienceID, n.AccountID, n.IdempotencyKey, ops, counts))
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return wrap("insert audience batch", err)
+		}
+		b, err = scanBatch(tx.QueryRow(ctx, `SELECT `+batchColumns+` FROM custom_audience_batches
+			WHERE custom_audience_id = $1 AND idempotency_key = $2`, n.AudienceID, n.IdempotencyKey))
+		b.Replayed = true
+		return wrap("load recorded audience batch", err)
+	})
+	if err != nil {
+		return b, fmt.Errorf("record batch of custom audience %s: %w", n.AudienceID, err)
+	}
+	return b, nil
+}
+
+// operationCounts is a batch's answer: every user of each operation counts.
+func operationCounts(ops []storage.AudienceOperation) []storage.AudienceOperationCount {
+	out := make([]storage.AudienceOperationCount, len(ops))
+	for i, op := range ops {
+		out[i] = storage.AudienceOperationCount{OperationType: op.Type, SuccessCount: op.Users, TotalCount: op.Users}
+	}
+	return out
+}
+
+// ApplyAudienceBatch applies a pending batch in one transaction: the
+// audience row locked, the batch skipped unless PENDING, check run on its
+// operations (an error marks the batch FAILED with the error's text, which
+// the result reports), else the operations applied in order (Update
+// inserts or refreshes members, Delete removes them), audience_size moved
+// by exactly the rows inserted and deleted, and the batch marked APPLIED.
+// Any failure rolls everything back.
+func (db *DB) ApplyAudienceBatch(ctx context.Context, batchID string, check func([]storage.AudienceOperation) error) (storage.AudienceBatchResult, error) {
+	var res storage.AudienceBatchResult
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		var err error
+		res, err = applyBatch(ctx, tx, batchID, check)
+		return err
+	})
+	if err != nil {
+		return res, fmt.Errorf("apply audience batch %s: %w", batchID, err)
+	}
+	return res, nil
+}
+
+func applyBatch(ctx context.Context, tx pgx.Tx, batchID string, check func([]storage.AudienceOperation) error) (storage.AudienceBatchResult, error) {
+	var res storage.AudienceBatchResult
+	if err := tx.QueryRow(ctx, `SELECT custom_audience_id FROM custom_audience_batches WHERE id = $1`, batchID).Scan(&res.Audience); err != nil {
+		return res, wrap("load batch", err)
+	}
+	if err := tx.QueryRow(ctx, `SELECT audience_size FROM custom_audiences WHERE id = $1 FOR UPDATE`, res.Audience).Scan(&res.SizeNow); err != nil {
+		return res, wrap("lock custom audience "+res.Audience, err)
+	}
+	var state string
+	var raw []byte
+	err := tx.QueryRow(ctx, `SELECT state, operations FROM custom_audience_batches WHERE id = $1 FOR UPDATE`, batchID).Scan(&state, &raw)
+	if err != nil {
+		return res, wrap("lock batch", err)
+	}
+	if state != storage.BatchPending {
+		res.Skipped = true
+		return res, nil
+	}
+	ops, err := decodeOperations(raw)
+	if err != nil {
+		return res, err
+	}
+	if err := check(ops); err != nil {
+		res.Failed, res.Failure = true, err.Error()
+		return res, settleBatch(ctx, tx, batchID, storage.BatchFailed, &res.Failure)
+	}
+	if res.Added, res.Removed, err = applyOperations(ctx, tx, res.Audience, res.SizeNow, ops); err != nil {
+		return res, err
+	}
+	err = tx.QueryRow(ctx, `UPDATE custom_audiences SET audience_size = audience_size + $2 WHERE id = $1 RETURNING audience_size`,
+		res.Audience, res.Added-res.Removed).Scan(&res.SizeNow)
+	if err != nil {
+		return res, wrap("count custom audience "+res.Audience, err)
+	}
+	return res, settleBatch(ctx, tx, batchID, storage.BatchApplied, nil)
+}
+
+func settleBatch(ctx context.Context, tx pgx.Tx, batchID, state string, failure *string) error {
+	_, err := tx.Exec(ctx, `UPDATE custom_audience_batches SET state = $2, failure = $3, settled_at = now() WHERE id = $1`,
+		batchID, state, failure)
+	return wrap("settle batch", err)
+}
+
+// applyOperations applies ops in order, each run of consecutive
+// operations of one type at once, to the audience of size members, and
+// returns the members inserted and deleted.
+func applyOperations(ctx context.Context, tx pgx.Tx, audienceID string, size int64, ops []storage.AudienceOperation) (added, removed int64, err error) {
+	for i := 0; i < len(ops); {
+		j := i + 1
+		for j < len(ops) && ops[j].Type == ops[i].Type {
+			j++
+		}
+		var n int64
+		if ops[i].Type == storage.AudienceDelete {
+			n, err = deleteMembers(ctx, tx, audienceID, ops[i:j])
+			removed += n
+		} else {
+			n, err = upsertMembers(ctx, tx, audienceID, ops[i:j], size+added-removed == 0)
+			added += n
+		}
+		if err != nil {
+			return 0, 0, err
+		}
+		i = j
+	}
+	return added, removed, nil
+}
+
+// upsertMembers inserts the members of a run of Update operations (a key
+// given twice keeps its last times) and returns how many were new; empty
+// says the audience has no member (none can exist already).
+func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation, empty bool) (int64, error) {
+	index := map[storage.MemberKey]int{}
+	var keys [][]byte
+	var effective, expires []time.Time
+	for _, op := range ops {
+		for k := range op.Keys {
+			if at, ok := index[op.Keys[k]]; ok {
+				effective[at], expires[at] = op.EffectiveAt, op.ExpiresAt
+				continue
+			}
+			index[op.Keys[k]] = len(keys)
+			keys = append(keys, op.Keys[k][:])
+			effective = append(effective, op.EffectiveAt)
+			expires = append(expires, op.ExpiresAt)
+		}
+	}
+	existing := map[string]bool{}
+	if !empty {
+		var err error
+		if existing, err = existingMembers(ctx, tx, audienceID, keys); err != nil {
+			return 0, err
+		}
+	}
+	// The audience row is locked, so no other writer changes its members
+	// meanwhile: the new keys are COPYed in (bulk insert, no conflict
+	// handling needed) and the existing ones refreshed.
+	fresh := make([]int, 0, len(keys)-len(existing))
+	for i, k := range keys {
+		if !existing[string(k)] {
+			fresh = append(fresh, i)
+		}
+	}
+	_, err := tx.CopyFrom(ctx, pgx.Identifier{"custom_audience_members"}, []string{"audience_id", "member_key", "effective_at", "expires_at"},
+		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
+			j := fresh[i]
+			return []any{audienceID, keys[j], effective[j], expires[j]}, nil
+		}))
+	if err != nil {
+		return 0, wrap("copy members of "+audienceID, err)
+	}
+	if len(existing) == 0 {
+		return int64(len(fresh)), nil
+	}
+	_, err = tx.Exec(ctx, `UPDATE custom_audience_members m SET effective_at = u.e, expires_at = u.x, updated_at = now()
+		FROM unnest($2::bytea[], $3::timestamptz[], $4::timestamptz[]) AS u(k, e, x)
+		WHERE m.audience_id = $1 AND m.member_key = u.k AND (m.effective_at, m.expires_at) IS DISTINCT FROM (u.e, u.x)`,
+		audienceID, keys, effective, expires)
+	if err != nil {
+		return 0, wrap("refresh members of "+audienceID, err)
+	}
+	return int64(len(fresh)), nil
+}
+
+// existingMembers returns which of keys are members of the audience.
+func existingMembers(ctx context.Context, tx pgx.Tx, audienceID string, keys [][]byte) (map[string]bool, error) {
+	rows, err := tx.Query(ctx, `SELECT member_key FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`,
+		audienceID, keys)
+	if err != nil {
+		return nil, wrap("find members of "+audienceID, err)
+	}
+	defer rows.Close()
+	out := map[string]bool{}
+	for rows.Next() {
+		var k []byte
+		if err := rows.Scan(&k); err != nil {
+			return nil, wrap("scan member of "+audienceID, err)
+		}
+		out[string(k)] = true
+	}
+	return out, wrap("find members of "+audienceID, rows.Err())
+}
+
+// deleteMembers removes the members of a run of Delete operations and
+// returns how many existed.
+func deleteMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation) (int64, error) {
+	var keys [][]byte
+	for _, op := range ops {
+		for k := range op.Keys {
+			keys = append(keys, op.Keys[k][:])
+		}
+	}
+	tag, err := tx.Exec(ctx, `DELETE FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`, audienceID, keys)
+	if err != nil {
+		return 0, wrap("delete members of "+audienceID, err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// FailAudienceBatch marks a still pending batch FAILED (its task will not
+// run again); a settled one is left alone.
+func (db *DB) FailAudienceBatch(ctx context.Context, batchID, reason string) error {
+	_, err := db.pool.Exec(ctx, `UPDATE custom_audience_batches SET state = 'FAILED', failure = $2, settled_at = now()
+		WHERE id = $1 AND state = 'PENDING'`, batchID, reason)
+	return wrap("fail audience batch "+batchID, err)
+}
+
+// AudienceBatchGrace is how old a pending batch must be before the sweep
+// looks at it (the API enqueues right after recording).
+const AudienceBatchGrace = 5 * time.Second
+
+// AudienceBatchesDue returns up to limit pending batches recorded at least
+// AudienceBatchGrace before now, least recently swept first.
+func (db *DB) AudienceBatchesDue(ctx context.Context, now time.Time, limit int) ([]storage.AudienceBatch, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+batchColumns+` FROM custom_audience_batches
+		WHERE state = 'PENDING' AND created_at <= $1 ORDER BY swept_at NULLS FIRST, created_at LIMIT $2`,
+		now.Add(-AudienceBatchGrace), limit)
+	if err != nil {
+		return nil, wrap("list due audience batches", err)
+	}
+	defer rows.Close()
+	var out []storage.AudienceBatch
+	for rows.Next() {
+		b, err := scanBatch(rows)
+		if err != nil {
+			return nil, wrap("scan audience batch", err)
+		}
+		out = append(out, b)
+	}
+	return out, wrap("list due audience batches", rows.Err())
+}
+
+// MarkAudienceBatchesSwept records that the sweep looked at the batches.
+func (db *DB) MarkAudienceBatchesSwept(ctx context.Context, ids []string, now time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE custom_audience_batches SET swept_at = $2 WHERE id = ANY($1)`, ids, now)
+	return wrap("mark audience batches swept", err)
+}
+
+// operationsVersion is the first byte of an encoded batch.
+const operationsVersion = 1
+
+// encodeOperations is the stored form of a batch: the version, the
+// operation count, then per operation its type (0 Update, 1 Delete), the
+// effective and expiry times (Unix microseconds), the user count, the key
+// count and the keys (33 bytes each). Varints throughout.
+func encodeOperations(ops []storage.AudienceOperation) []byte {
+	size := 1 + binary.MaxVarintLen64
+	for _, op := range ops {
+		size += 1 + 4*binary.MaxVarintLen64 + len(op.Keys)*len(storage.MemberKey{})
+	}
+	b := make([]byte, 0, size)
+	b = append(b, operationsVersion)
+	b = binary.AppendUvarint(b, uint64(len(ops)))
+	for _, op := range ops {
+		kind := byte(0)
+		if op.Type == storage.AudienceDelete {
+			kind = 1
+		}
+		b = append(b, kind)
+		b = binary.AppendVarint(b, op.EffectiveAt.UnixMicro())
+		b = binary.AppendVarint(b, op.ExpiresAt.UnixMicro())
+		b = binary.AppendUvarint(b, uint64(op.Users))
+		b = binary.AppendUvarint(b, uint64(len(op.Keys)))
+		for k := range op.Keys {
+			b = append(b, op.Keys[k][:]...)
+		}
+	}
+	return b
+}
+
+// opReader reads an encoded batch.
+type opReader struct {
+	b   []byte
+	err error
+}
+
+func (r *opReader) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.err = errors.New("truncated varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *opReader) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.err = errors.New("truncated varint")
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *opReader) byte() byte {
+	if len(r.b) == 0 {
+		r.err = errors.New("truncated batch")
+		return 0
+	}
+	c := r.b[0]
+	r.b = r.b[1:]
+	return c
+}
+
+// decodeOperations reads what encodeOperations wrote.
+func decodeOperations(raw []byte) ([]storage.AudienceOperation, error) {
+	r := &opReader{b: raw}
+	if v := r.byte(); v != operationsVersion {
+		return nil, fmt.Errorf("decode batch: version %d", v)
+	}
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("decode batch: operation count: %v", r.err)
+	}
+	ops := make([]storage.AudienceOperation, 0, n)
+	for range n {
+		op := storage.AudienceOperation{Type: storage.AudienceUpdate}
+		if r.byte() == 1 {
+			op.Type = storage.AudienceDelete
+		}
+		op.EffectiveAt = time.UnixMicro(r.varint()).UTC()
+		op.ExpiresAt = time.UnixMicro(r.varint()).UTC()
+		op.Users = int(r.uvarint())
+		keys := r.uvarint()
+		width := uint64(len(storage.MemberKey{}))
+		if r.err != nil || keys > uint64(len(r.b))/width {
+			return nil, fmt.Errorf("decode batch: operation %d: truncated (%v)", len(ops), r.err)
+		}
+		op.Keys = make([]storage.MemberKey, keys)
+		for k := range op.Keys {
+			copy(op.Keys[k][:], r.b[uint64(k)*width:])
+		}
+		r.b = r.b[keys*width:]
+		ops = append(ops, op)
+	}
+	return ops, nil
+}

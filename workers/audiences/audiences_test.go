@@ -1,0 +1,206 @@
+package audiences
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
+	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/workers/sweep"
+)
+
+func key(kind byte, v string) storage.MemberKey {
+	var k storage.MemberKey
+	k[0] = kind
+	sum := sha256.Sum256([]byte(v))
+	copy(k[1:], sum[:])
+	return k
+}
+
+func TestCheckContent(t *testing.T) {
+	tests := []struct {
+		name string
+		keys []storage.MemberKey
+		want string // "" for accepted, else a part of the error
+	}{
+		{"normalized digests", []storage.MemberKey{key(storage.IdentEmail, "jane@example.com"), key(storage.IdentHandle, "adsapi")}, ""},
+		{"empty email", []storage.MemberKey{key(storage.IdentEmail, "a@b.c"), key(storage.IdentEmail, "")}, `identifier 1 (email) is the SHA-256 of ""`},
+		{"blank phone", []storage.MemberKey{key(storage.IdentPhoneNumber, " ")}, "phone_number"},
+		{"placeholder handle", []storage.MemberKey{key(storage.IdentHandle, "null")}, `"null"`},
+		{"partner ids are exempt", []storage.MemberKey{key(storage.IdentPartnerUserID, "")}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := CheckContent([]storage.AudienceOperation{{Type: storage.AudienceUpdate, Keys: tc.keys}})
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("refused: %v", err)
+			case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+				t.Errorf("error %v, want one containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// queue records the tasks a sweeper enqueues.
+type queue struct{ tasks []*asynq.Task }
+
+func (q *queue) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.Option) (*asynq.TaskInfo, error) {
+	q.tasks = append(q.tasks, t)
+	return &asynq.TaskInfo{}, nil
+}
+
+// TestSweepReenqueuesLostBatch: a batch recorded while Redis was away is
+// enqueued by the sweep once the grace passed, and the task applies it;
+// FinalFailure of an exhausted task fails a pending batch.
+func TestSweepReenqueuesLostBatch(t *testing.T) {
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	acct := factory.AdAccount(t, db, nil)
+	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	record := func(k string) storage.AudienceBatch {
+		b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: k,
+			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{key(1, k)},
+				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	lost := record("lost")
+	q := &queue{}
+	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Clock: time.Now}
+	if err := s.Tick(ctx); err != nil || len(q.tasks) != 0 {
+		t.Fatalf("tick within the grace: %v, %d tasks", err, len(q.tasks))
+	}
+	s.Clock = func() time.Time { return time.Now().Add(time.Minute) }
+	if err := s.Tick(ctx); err != nil || len(q.tasks) != 1 {
+		t.Fatalf("tick: %v, %d tasks; want 1", err, len(q.tasks))
+	}
+	task := q.tasks[0]
+	payload, err := tasks.ParseAudienceApplyBatch(task)
+	if err != nil || task.Type() != tasks.TypeAudienceApplyBatch || payload.BatchID != lost.ID {
+		t.Fatalf("task %s %+v, %v; want the batch %s", task.Type(), payload, err, lost.ID)
+	}
+	p := &Processor{Store: db}
+	if err := p.ProcessTask(ctx, task); err != nil {
+		t.Fatalf("process: %v", err)
+	}
+	got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false)
+	if err != nil || got.AudienceSize != 1 || got.InFlight != 0 {
+		t.Fatalf("audience after the swept batch: %+v, %v", got, err)
+	}
+
+	exhausted := record("exhausted")
+	task, _ = tasks.NewAudienceApplyBatch(exhausted.ID)
+	p.FinalFailure(ctx, task, tasks.AudienceBatchMaxRetry+1, errors.New("database down"))
+	if err := p.ProcessTask(ctx, task); err != nil {
+		t.Fatalf("process after the final failure: %v", err)
+	}
+	got, err = db.CustomAudience(ctx, acct.ID, aud.ID, false)
+	if err != nil || got.AudienceSize != 1 || got.InFlight != 0 {
+		t.Errorf("audience after the failed batch: %+v, %v; want size 1, nothing in flight", got, err)
+	}
+}
+
+// recordFor records a one-operation batch of keys on a new audience's
+// account; it returns the store, the audience and the batch.
+func recordFor(t *testing.T, ops ...storage.AudienceOperation) (*postgres.DB, storage.CustomAudienceView, storage.AudienceBatch) {
+	t.Helper()
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	acct := factory.AdAccount(t, db, nil)
+	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: "k", Operations: ops})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return db, aud, b
+}
+
+func operation(kind string, values ...string) storage.AudienceOperation {
+	op := storage.AudienceOperation{Type: kind, Users: len(values), EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
+	for _, v := range values {
+		op.Keys = append(op.Keys, key(storage.IdentEmail, v))
+	}
+	return op
+}
+
+// TestWorkerFailsMidTransaction: the batch's Delete fails after its Update
+// ran (a trigger raising, as a killed worker's transaction would end):
+// nothing is applied and the batch stays pending; the retry applies it
+// exactly once.
+func TestWorkerFailsMidTransaction(t *testing.T) {
+	db, aud, b := recordFor(t, operation(storage.AudienceUpdate, "m0", "m1", "m2", "m3", "m4"), operation(storage.AudienceDelete, "m0", "m1"))
+	ctx := context.Background()
+	dbURL, _ := storagetest.DatabaseURL(db)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	exec := func(sql string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, sql); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec(`CREATE FUNCTION fail_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'worker killed'; END $$`)
+	exec(`CREATE TRIGGER fail_delete BEFORE DELETE ON custom_audience_members FOR EACH ROW EXECUTE FUNCTION fail_delete()`)
+	p := &Processor{Store: db}
+	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	if err := p.ProcessTask(ctx, task); err == nil || errors.Is(err, asynq.SkipRetry) {
+		t.Fatalf("apply with a failing delete: %v, want a retryable error", err)
+	}
+	got, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false)
+	if err != nil || got.AudienceSize != 0 || got.InFlight != 1 {
+		t.Fatalf("after the failure: %+v, %v; want size 0, the batch in flight", got, err)
+	}
+	exec(`DROP TRIGGER fail_delete ON custom_audience_members`)
+	if err := p.ProcessTask(ctx, task); err != nil {
+		t.Fatalf("retry: %v", err)
+	}
+	if err := p.ProcessTask(ctx, task); err != nil {
+		t.Fatalf("the task delivered again: %v", err)
+	}
+	got, err = db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false)
+	if err != nil || got.AudienceSize != 3 || got.InFlight != 0 {
+		t.Errorf("after the retry: %+v, %v; want size 3, nothing in flight", got, err)
+	}
+}
+
+// TestWorkerContentCheck: a digest of the empty string passes the API's
+// shape check; the worker refuses the batch (failed, no retry) and the
+// audience stops showing it in flight.
+func TestWorkerContentCheck(t *testing.T) {
+	bad := operation(storage.AudienceUpdate, "a@example.com")
+	bad.Keys = append(bad.Keys, key(storage.IdentPhoneNumber, ""))
+	db, aud, b := recordFor(t, bad)
+	ctx := context.Background()
+	p := &Processor{Store: db}
+	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	err := p.ProcessTask(ctx, task)
+	if err == nil || !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "phone_number") {
+		t.Fatalf("apply: %v, want an error naming phone_number without retry", err)
+	}
+	got, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false)
+	if err != nil || got.AudienceSize != 0 || got.InFlight != 0 {
+		t.Errorf("after the refused batch: %+v, %v; want size 0, nothing in flight", got, err)
+	}
+}
