@@ -119,9 +119,18 @@ type AudienceOperationCount struct {
 type NewAudienceBatch struct {
 	AccountID  string
 	AudienceID string
-	// IdempotencyKey is the Idempotency-Key header or the body's SHA-256.
+	// IdempotencyKey is the Idempotency-Key header, "" when none was sent.
+	// It names one request of the account to the audience: within
+	// RetryWindow the same key with the same body is a retry, with another
+	// body ErrRequestKeyReused.
 	IdempotencyKey string
-	Operations     []AudienceOperation
+	// BodySHA256 is the hex SHA-256 of the request body. Without a key, a
+	// request is a retry only of the audience's latest batch, when that was
+	// recorded by the same account without a key, with the same body,
+	// within RetryWindow.
+	BodySHA256  string
+	RetryWindow time.Duration
+	Operations  []AudienceOperation
 }
 
 // AudienceBatch is a recorded users batch.
@@ -131,7 +140,8 @@ type AudienceBatch struct {
 	AccountID  string
 	State      string
 	Counts     []AudienceOperationCount
-	// Replayed is set when the key was recorded before: this is that batch.
+	// Replayed is set when the request was recorded before (a retry): this
+	// is that batch.
 	Replayed  bool
 	CreatedAt time.Time
 }

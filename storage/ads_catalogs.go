@@ -1,6 +1,11 @@
 package storage
 
-import "time"
+import (
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
 
 // Product review statuses, stored in products.status (docs/ads-catalogs.md).
 // The API writes PENDING or ACCEPTED when a valid product version is
@@ -41,11 +46,46 @@ type ProductIssue struct {
 	Message string `json:"message"`
 }
 
-// ProductCatalog is a user's product catalog (one per user).
+// Sanitized is the issue as it may be stored: every field valid UTF-8
+// without control characters. Messages can quote what a remote server or
+// a client sent; PostgreSQL refuses a NUL (or invalid UTF-8) in jsonb, so
+// an unsanitized issue would fail its statement every time.
+func (i ProductIssue) Sanitized() ProductIssue {
+	return ProductIssue{Field: SanitizeIssueText(i.Field), Rule: SanitizeIssueText(i.Rule), Message: SanitizeIssueText(i.Message)}
+}
+
+// SanitizeIssueText drops invalid UTF-8 and control characters (NUL,
+// newlines, escapes, C1 controls) from s.
+func SanitizeIssueText(s string) string {
+	if utf8.ValidString(s) && strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+}
+
+// SanitizeIssues returns the issues sanitized (an empty list for nil, so
+// it never encodes as JSON null).
+func SanitizeIssues(list []ProductIssue) []ProductIssue {
+	out := make([]ProductIssue, len(list))
+	for i, it := range list {
+		out[i] = it.Sanitized()
+	}
+	return out
+}
+
+// ProductCatalog is a user's product catalog (one per user and side).
 type ProductCatalog struct {
-	ID        string
-	UserID    int64
-	Name      string
+	ID     string
+	UserID int64
+	Name   string
+	// Sandbox is the listener side the catalog belongs to: it is seen
+	// only through that listener.
+	Sandbox   bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -131,6 +171,9 @@ const ProductSeqSort = "p.seq"
 // ProductFilter narrows a product list of one catalog.
 type ProductFilter struct {
 	CatalogID string
+	// Sandbox is the listener side: a catalog of the other side lists
+	// nothing.
+	Sandbox bool
 	// ItemGroupKey lists every variant of one group ("" for the first
 	// variant of each group and all ungrouped products).
 	ItemGroupKey string

@@ -137,11 +137,16 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	}
 	sweepers = append(sweepers, catalogImages)
 	// Custom audiences: re-enqueue recorded users batches whose task was
-	// lost (docs/ads-audiences.md).
+	// lost; remove expired members on their own interval
+	// (docs/ads-audiences.md).
 	sweepers = append(sweepers, &sweep.Sweeper[storage.AudienceBatch]{
 		Source: &audiences.Sweep{Store: b.db, Logger: log.With("component", "sweep")},
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
+	}, &sweep.Sweeper[string]{
+		Source: &audiences.Expiry{Store: b.db, Logger: log.With("component", "expiry")},
+		Queue:  queue, Locker: locker,
+		Logger: log.With("component", "expiry"), Interval: audiences.ExpiryInterval,
 	})
 	wg.Add(1)
 	go func() {

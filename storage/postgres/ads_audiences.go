@@ -22,8 +22,11 @@ const audienceFrom = `custom_audiences a LEFT JOIN custom_audience_permissions p
 // audienceVisible is the condition of audienceFrom's rows the account sees.
 const audienceVisible = `(a.owner_account_id = $1 OR p.id IS NOT NULL)`
 
-// audienceColumns are read by scanAudience.
-const audienceColumns = `a.id, a.owner_account_id, a.name, a.description, a.audience_type, a.partner_source, a.audience_size,
+// audienceColumns are read by scanAudience. The size leaves out members
+// already expired that the expiry sweep has not removed yet, so an expired
+// member never counts (audience_size itself counts every member row).
+const audienceColumns = `a.id, a.owner_account_id, a.name, a.description, a.audience_type, a.partner_source,
+	a.audience_size - (SELECT count(*) FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= now()),
 	COALESCE(p.permission_level, 'READ_WRITE'),
 	(SELECT count(*) FROM custom_audience_batches b WHERE b.custom_audience_id = a.id AND b.state = 'PENDING'),
 	a.created_at, a.updated_at, a.deleted, p.id IS NULL`
@@ -67,8 +70,10 @@ func (db *DB) CustomAudience(ctx context.Context, accountID, id string, withDele
 	return v, wrap("load custom audience "+id, err)
 }
 
-// lockAudience locks the live audience id the account sees (FOR UPDATE or
-// FOR SHARE) and returns it; else storage.ErrNotFound.
+// lockAudience locks the live audience id the account sees (mode: UPDATE
+// for the owner's changes, KEY SHARE for recording a batch) and returns it;
+// else storage.ErrNotFound. The batch worker and the expiry sweep hold
+// NO KEY UPDATE, which conflicts with UPDATE but not with KEY SHARE.
 func lockAudience(ctx context.Context, tx pgx.Tx, accountID, id, mode string) (storage.CustomAudienceView, error) {
 	v, err := scanAudience(tx.QueryRow(ctx, `SELECT `+audienceColumns+` FROM `+audienceFrom+`
 		WHERE `+audienceVisible+` AND a.id = $2 AND NOT a.deleted FOR `+mode+` OF a`, accountID, id))
@@ -184,10 +189,10 @@ func (db *DB) DeleteCustomAudience(ctx context.Context, accountID, id string) (s
 // batchColumns are read by scanBatch.
 const batchColumns = `id, custom_audience_id, account_id, state, counts, created_at`
 
-func scanBatch(row pgx.Row) (storage.AudienceBatch, error) {
+func scanBatch(row pgx.Row, tail ...any) (storage.AudienceBatch, error) {
 	var b storage.AudienceBatch
 	var counts []byte
-	if err := row.Scan(&b.ID, &b.AudienceID, &b.AccountID, &b.State, &counts, &b.CreatedAt); err != nil {
+	if err := row.Scan(append([]any{&b.ID, &b.AudienceID, &b.AccountID, &b.State, &counts, &b.CreatedAt}, tail...)...); err != nil {
 		return b, err
 	}
 	if err := json.Unmarshal(counts, &b.Counts); err != nil {
@@ -198,9 +203,16 @@ func scanBatch(row pgx.Row) (storage.AudienceBatch, error) {
 
 // RecordAudienceBatch records a validated users batch for the live
 // audience the account may write (its own, or granted READ_WRITE): unseen
-// is storage.ErrNotFound, READ_ONLY storage.ErrAudienceReadOnly. A key
-// recorded before for the audience returns that batch (Replayed) and
-// records nothing.
+// is storage.ErrNotFound, READ_ONLY storage.ErrAudienceReadOnly. A retry
+// returns the batch recorded before (Replayed) and records nothing: with
+// an idempotency key, the account's latest batch of the audience with
+// that key within the retry window (another body is
+// storage.ErrRequestKeyReused); without one, the audience's latest batch
+// if the account recorded it without a key, with the same body, within the
+// window. Recording is serialized per audience, so "latest" is the order
+// the batches commit in. The audience row is only key-share locked: a
+// worker applying a batch (FOR NO KEY UPDATE) does not hold it up, while
+// the owner's PUT and DELETE (FOR UPDATE) wait for it and it for them.
 func (db *DB) RecordAudienceBatch(ctx context.Context, n storage.NewAudienceBatch) (storage.AudienceBatch, error) {
 	var b storage.AudienceBatch
 	counts, err := json.Marshal(operationCounts(n.Operations))
@@ -208,30 +220,65 @@ func (db *DB) RecordAudienceBatch(ctx context.Context, n storage.NewAudienceBatc
 		return b, fmt.Errorf("encode batch counts: %w", err)
 	}
 	ops := encodeOperations(n.Operations)
+	var key *string
+	if n.IdempotencyKey != "" {
+		key = &n.IdempotencyKey
+	}
 	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		v, err := lockAudience(ctx, tx, n.AccountID, n.AudienceID, "SHARE")
+		v, err := lockAudience(ctx, tx, n.AccountID, n.AudienceID, "KEY SHARE")
 		if err != nil {
 			return err
 		}
 		if !v.IsOwner && v.PermissionLevel == storage.PermissionReadOnly {
 			return storage.ErrAudienceReadOnly
 		}
-		b, err = scanBatch(tx.QueryRow(ctx, `INSERT INTO custom_audience_batches (custom_audience_id, account_id, idempotency_key,
-			operations, counts) VALUES ($1, $2, $3, $4, $5)
-			ON CONFLICT (custom_audience_id, idempotency_key) DO NOTHING RETURNING `+batchColumns,
-			n.AudienceID, n.AccountID, n.IdempotencyKey, ops, counts))
-		if !errors.Is(err, pgx.ErrNoRows) {
-			return wrap("insert audience batch", err)
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('custom_audience_batches:' || $1, 0))`, n.AudienceID); err != nil {
+			return wrap("lock batches of custom audience "+n.AudienceID, err)
 		}
-		b, err = scanBatch(tx.QueryRow(ctx, `SELECT `+batchColumns+` FROM custom_audience_batches
-			WHERE custom_audience_id = $1 AND idempotency_key = $2`, n.AudienceID, n.IdempotencyKey))
-		b.Replayed = true
-		return wrap("load recorded audience batch", err)
+		prior, bodySHA, err := priorAudienceBatch(ctx, tx, n)
+		switch {
+		case err == nil && bodySHA != n.BodySHA256:
+			return storage.ErrRequestKeyReused
+		case err == nil:
+			b = prior
+			return nil
+		case !errors.Is(err, storage.ErrNotFound):
+			return err
+		}
+		b, err = scanBatch(tx.QueryRow(ctx, `INSERT INTO custom_audience_batches (custom_audience_id, account_id, idempotency_key,
+			body_sha256, operations, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+batchColumns,
+			n.AudienceID, n.AccountID, key, n.BodySHA256, ops, counts))
+		return wrap("insert audience batch", err)
 	})
 	if err != nil {
 		return b, fmt.Errorf("record batch of custom audience %s: %w", n.AudienceID, err)
 	}
 	return b, nil
+}
+
+// priorAudienceBatch is the batch n retries and its body digest, else
+// storage.ErrNotFound (see RecordAudienceBatch). A keyless request matches
+// only a keyless batch with its body: the digest returned is then n's.
+func priorAudienceBatch(ctx context.Context, tx pgx.Tx, n storage.NewAudienceBatch) (storage.AudienceBatch, string, error) {
+	var row pgx.Row
+	if n.IdempotencyKey != "" {
+		row = tx.QueryRow(ctx, `SELECT `+batchColumns+`, body_sha256 FROM custom_audience_batches
+			WHERE custom_audience_id = $1 AND account_id = $2 AND idempotency_key = $3
+			AND created_at > now() - make_interval(secs => $4)
+			ORDER BY created_at DESC, seq DESC LIMIT 1`, n.AudienceID, n.AccountID, n.IdempotencyKey, n.RetryWindow.Seconds())
+	} else {
+		row = tx.QueryRow(ctx, `SELECT `+batchColumns+`, body_sha256 FROM (
+				SELECT * FROM custom_audience_batches WHERE custom_audience_id = $1 ORDER BY seq DESC LIMIT 1) b
+			WHERE account_id = $2 AND idempotency_key IS NULL AND body_sha256 = $3
+			AND created_at > now() - make_interval(secs => $4)`, n.AudienceID, n.AccountID, n.BodySHA256, n.RetryWindow.Seconds())
+	}
+	var bodySHA string
+	b, err := scanBatch(row, &bodySHA)
+	if err != nil {
+		return b, "", wrap("find prior audience batch", err)
+	}
+	b.Replayed = true
+	return b, bodySHA, nil
 }
 
 // operationCounts is a batch's answer: every user of each operation counts.
@@ -244,7 +291,7 @@ func operationCounts(ops []storage.AudienceOperation) []storage.AudienceOperatio
 }
 
 // ApplyAudienceBatch applies a pending batch in one transaction: the
-// audience row locked, the batch skipped unless PENDING, check run on its
+// audience row locked (FOR NO KEY UPDATE), the batch skipped unless PENDING, check run on its
 // operations (an error marks the batch FAILED with the error's text, which
 // the result reports), else the operations applied in order (Update
 // inserts or refreshes members, Delete removes them), audience_size moved
@@ -268,7 +315,11 @@ func applyBatch(ctx context.Context, tx pgx.Tx, batchID string, check func([]sto
 	if err := tx.QueryRow(ctx, `SELECT custom_audience_id FROM custom_audience_batches WHERE id = $1`, batchID).Scan(&res.Audience); err != nil {
 		return res, wrap("load batch", err)
 	}
-	if err := tx.QueryRow(ctx, `SELECT audience_size FROM custom_audiences WHERE id = $1 FOR UPDATE`, res.Audience).Scan(&res.SizeNow); err != nil {
+	// NO KEY UPDATE: one writer of the members at a time (other workers,
+	// the expiry sweep) and none of the owner's changes (FOR UPDATE), while
+	// recording new batches (KEY SHARE) and targeting the audience (its
+	// foreign keys) go on during a long apply.
+	if err := tx.QueryRow(ctx, `SELECT audience_size FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, res.Audience).Scan(&res.SizeNow); err != nil {
 		return res, wrap("lock custom audience "+res.Audience, err)
 	}
 	var state string
@@ -459,6 +510,48 @@ func (db *DB) AudienceBatchesDue(ctx context.Context, now time.Time, limit int) 
 func (db *DB) MarkAudienceBatchesSwept(ctx context.Context, ids []string, now time.Time) error {
 	_, err := db.pool.Exec(ctx, `UPDATE custom_audience_batches SET swept_at = $2 WHERE id = ANY($1)`, ids, now)
 	return wrap("mark audience batches swept", err)
+}
+
+// AudiencesWithExpiredMembers returns up to limit audiences holding
+// members expired at now.
+func (db *DB) AudiencesWithExpiredMembers(ctx context.Context, now time.Time, limit int) ([]string, error) {
+	// One index probe per audience (custom_audience_members_expiry), not a
+	// scan of every member.
+	rows, err := db.pool.Query(ctx, `SELECT a.id FROM custom_audiences a WHERE EXISTS (
+			SELECT 1 FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= $1)
+		LIMIT $2`, now, limit)
+	if err != nil {
+		return nil, wrap("list custom audiences with expired members", err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	return ids, wrap("list custom audiences with expired members", err)
+}
+
+// RemoveExpiredAudienceMembers deletes up to limit members of the audience
+// expired at now and lowers its audience_size by as many, in one
+// transaction under the audience's lock (FOR NO KEY UPDATE, as the batch
+// worker); it returns how many it removed.
+func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID string, now time.Time, limit int) (int64, error) {
+	var n int64
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT 1 FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, audienceID); err != nil {
+			return wrap("lock custom audience "+audienceID, err)
+		}
+		err := tx.QueryRow(ctx, `WITH gone AS (
+				DELETE FROM custom_audience_members WHERE audience_id = $1 AND member_key IN (
+					SELECT member_key FROM custom_audience_members WHERE audience_id = $1 AND expires_at <= $2 LIMIT $3)
+				RETURNING 1)
+			SELECT count(*) FROM gone`, audienceID, now, limit).Scan(&n)
+		if err != nil {
+			return wrap("delete expired members of custom audience "+audienceID, err)
+		}
+		_, err = tx.Exec(ctx, `UPDATE custom_audiences SET audience_size = audience_size - $2 WHERE id = $1`, audienceID, n)
+		return wrap("lower size of custom audience "+audienceID, err)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("remove expired members of custom audience %s: %w", audienceID, err)
+	}
+	return n, nil
 }
 
 // operationsVersion is the first byte of an encoded batch.

@@ -106,9 +106,9 @@ func TestAudienceBatchApply(t *testing.T) {
 	}
 }
 
-// TestAudienceBatchRecordRules: the key is unique per audience (a replay
-// records nothing), a READ_ONLY grantee cannot record, an unseen audience
-// is not found, and a refused check fails the batch without applying it.
+// TestAudienceBatchRecordRules: a key retried within the window records
+// nothing, a READ_ONLY grantee cannot record, an unseen audience is not
+// found, and a refused check fails the batch without applying it.
 func TestAudienceBatchRecordRules(t *testing.T) {
 	t.Parallel()
 	db, dbURL := storagetest.NewDB(t)
@@ -132,7 +132,8 @@ func TestAudienceBatchRecordRules(t *testing.T) {
 	}
 	ops := []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{memberKey(storage.IdentEmail, "x")},
 		EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}
-	n := storage.NewAudienceBatch{AccountID: owner.ID, AudienceID: aud.ID, IdempotencyKey: "k", Operations: ops}
+	n := storage.NewAudienceBatch{AccountID: owner.ID, AudienceID: aud.ID, IdempotencyKey: "k", BodySHA256: "body",
+		RetryWindow: time.Hour, Operations: ops}
 	first, err := db.RecordAudienceBatch(ctx, n)
 	if err != nil {
 		t.Fatal(err)
@@ -192,5 +193,107 @@ func TestAudienceBatchesDue(t *testing.T) {
 	due, err := db.AudienceBatchesDue(ctx, later, 10)
 	if err != nil || len(due) != 2 || due[0].ID != ids[1] || due[1].ID != ids[0] {
 		t.Errorf("due = %+v, %v; want %s then %s", due, err, ids[1], ids[0])
+	}
+}
+
+// TestAudienceBatchKeyPerAccount: a key names a request of one account:
+// the owner and a READ_WRITE grantee using one key record two batches; the
+// key with another body is storage.ErrRequestKeyReused. Without a key the
+// same body is a retry only of the audience's latest batch of the account.
+func TestAudienceBatchKeyPerAccount(t *testing.T) {
+	t.Parallel()
+	db, dbURL := storagetest.NewDB(t)
+	ctx := context.Background()
+	owner, writer := factory.AdAccount(t, db, nil), factory.AdAccount(t, db, nil)
+	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: owner.ID, Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, `INSERT INTO custom_audience_permissions (custom_audience_id, granted_account_id, permission_level)
+		VALUES ($1, $2, 'READ_WRITE')`, aud.ID, writer.ID); err != nil {
+		t.Fatal(err)
+	}
+	record := func(acct, key, body string) (storage.AudienceBatch, error) {
+		return db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct, AudienceID: aud.ID, IdempotencyKey: key,
+			BodySHA256: body, RetryWindow: time.Hour, Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1,
+				Keys: []storage.MemberKey{memberKey(storage.IdentEmail, acct+body)}, EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
+	}
+	first, err := record(owner.ID, "k", "one")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := record(writer.ID, "k", "one")
+	if err != nil || second.Replayed || second.ID == first.ID || second.AccountID != writer.ID {
+		t.Fatalf("the grantee's batch under the owner's key = %+v, %v; want a new batch", second, err)
+	}
+	if again, err := record(owner.ID, "k", "one"); err != nil || !again.Replayed || again.ID != first.ID {
+		t.Errorf("owner's retry = %+v, %v; want batch %s replayed", again, err, first.ID)
+	}
+	if _, err := record(owner.ID, "k", "two"); !errors.Is(err, storage.ErrRequestKeyReused) {
+		t.Errorf("the key with another body: %v, want ErrRequestKeyReused", err)
+	}
+	plain, err := record(owner.ID, "", "three")
+	if err != nil || plain.Replayed {
+		t.Fatalf("keyless = %+v, %v", plain, err)
+	}
+	if again, err := record(owner.ID, "", "three"); err != nil || again.ID != plain.ID {
+		t.Errorf("keyless retry = %+v, %v; want batch %s", again, err, plain.ID)
+	}
+	if other, err := record(writer.ID, "", "three"); err != nil || other.Replayed {
+		t.Errorf("another account's same body = %+v, %v; want a new batch", other, err)
+	}
+	if after, err := record(owner.ID, "", "three"); err != nil || after.Replayed {
+		t.Errorf("the body again after another batch = %+v, %v; want a new batch", after, err)
+	}
+}
+
+// TestAudienceRecordDuringApply: the worker's lock on the audience row
+// (FOR NO KEY UPDATE, held for the whole apply) does not hold up recording
+// another batch (FOR KEY SHARE), while the owner's change of the audience
+// (FOR UPDATE) still waits for it.
+func TestAudienceRecordDuringApply(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	acct := factory.AdAccount(t, db, nil)
+	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	batch := func(key string) storage.NewAudienceBatch {
+		return storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: key, BodySHA256: key, RetryWindow: time.Hour,
+			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{memberKey(storage.IdentEmail, key)},
+				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}}
+	}
+	first, err := db.RecordAudienceBatch(ctx, batch("first"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var recorded storage.AudienceBatch
+	var recordErr, renameErr error
+	res, err := db.ApplyAudienceBatch(ctx, first.ID, func([]storage.AudienceOperation) error {
+		// The worker holds the audience row here.
+		short, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		recorded, recordErr = db.RecordAudienceBatch(short, batch("second"))
+		blocked, cancel2 := context.WithTimeout(ctx, 300*time.Millisecond)
+		defer cancel2()
+		name := "renamed"
+		_, renameErr = db.UpdateCustomAudience(blocked, acct.ID, aud.ID, storage.CustomAudienceChange{Name: &name})
+		return nil
+	})
+	if err != nil || res.Added != 1 {
+		t.Fatalf("apply = %+v, %v", res, err)
+	}
+	if recordErr != nil || recorded.Replayed || recorded.State != storage.BatchPending {
+		t.Errorf("recording during the apply = %+v, %v; want a new pending batch at once", recorded, recordErr)
+	}
+	if renameErr == nil {
+		t.Errorf("the owner's PUT during the apply did not wait for the worker")
 	}
 }

@@ -59,23 +59,32 @@ func (db *DB) RecordProductImages(ctx context.Context, catalogID, id string, ver
 	return nil
 }
 
-// issues never encodes as JSON null.
+// issues is how every product issue list (errors and warnings) is
+// stored: sanitized (storage.SanitizeIssues: no control characters or
+// invalid UTF-8, which PostgreSQL refuses in jsonb) and never JSON null.
 func issues(list []storage.ProductIssue) []storage.ProductIssue {
-	if list == nil {
-		return []storage.ProductIssue{}
-	}
-	return list
+	return storage.SanitizeIssues(list)
 }
 
 // ProductsAwaitingImages lists up to limit products whose current version
-// is pending an image check and was written before before, oldest first.
+// is pending an image check and was written before before, least recently
+// swept first (never swept first), then oldest first; the sweep marks
+// them with MarkProductsImagesSwept, so successive ticks move on to the
+// others however many are pending.
 func (db *DB) ProductsAwaitingImages(ctx context.Context, before time.Time, limit int) ([]storage.Product, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+productImageColumns+` FROM products
 		WHERE images_checked_version < version AND status = $1 AND updated_at < $2
-		ORDER BY updated_at LIMIT $3`, storage.ProductPendingImages, before, limit)
+		ORDER BY images_swept_at NULLS FIRST, updated_at, product_key LIMIT $3`, storage.ProductPendingImages, before, limit)
 	if err != nil {
 		return nil, wrap("list products awaiting image checks", err)
 	}
 	ps, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.Product, error) { return scanProductImages(row) })
 	return ps, wrap("list products awaiting image checks", err)
+}
+
+// MarkProductsImagesSwept records that the image-check sweep looked at the
+// products of keys (product_key) at now.
+func (db *DB) MarkProductsImagesSwept(ctx context.Context, keys []string, now time.Time) error {
+	_, err := db.pool.Exec(ctx, `UPDATE products SET images_swept_at = $2 WHERE product_key = ANY($1)`, keys, now)
+	return wrap("mark products swept for image checks", err)
 }

@@ -22,17 +22,23 @@ func (db *DB) UserHasAdFeature(ctx context.Context, userID int64, feature string
 	return ok, wrap(fmt.Sprintf("feature %s of user %d", feature, userID), err)
 }
 
-const productCatalogColumns = `id, user_id, name, created_at, updated_at`
+const productCatalogColumns = `id, user_id, name, sandbox, created_at, updated_at`
 
 func scanProductCatalog(row pgx.Row) (storage.ProductCatalog, error) {
 	var c storage.ProductCatalog
-	err := row.Scan(&c.ID, &c.UserID, &c.Name, &c.CreatedAt, &c.UpdatedAt)
+	err := row.Scan(&c.ID, &c.UserID, &c.Name, &c.Sandbox, &c.CreatedAt, &c.UpdatedAt)
 	return c, err
 }
 
-// ProductCatalogsOf lists the user's product catalogs (at most one).
-func (db *DB) ProductCatalogsOf(ctx context.Context, userID int64) ([]storage.ProductCatalog, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+productCatalogColumns+` FROM product_catalogs WHERE user_id = $1 ORDER BY created_at, id`, userID)
+// Every catalog query below takes the listener side (sandbox): a
+// production catalog is invisible on the sandbox listener and the other
+// way round, as if it did not exist.
+
+// ProductCatalogsOf lists the user's product catalogs of the side (at
+// most one).
+func (db *DB) ProductCatalogsOf(ctx context.Context, userID int64, sandbox bool) ([]storage.ProductCatalog, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+productCatalogColumns+` FROM product_catalogs
+		WHERE user_id = $1 AND sandbox = $2 ORDER BY created_at, id`, userID, sandbox)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("list product catalogs of user %d", userID), err)
 	}
@@ -40,37 +46,39 @@ func (db *DB) ProductCatalogsOf(ctx context.Context, userID int64) ([]storage.Pr
 	return cats, wrap(fmt.Sprintf("list product catalogs of user %d", userID), err)
 }
 
-// ProductCatalog returns the user's catalog id; storage.ErrNotFound when
-// it is missing or another user's.
-func (db *DB) ProductCatalog(ctx context.Context, userID int64, id string) (storage.ProductCatalog, error) {
+// ProductCatalog returns the user's catalog id of the side;
+// storage.ErrNotFound when it is missing, another user's or of the other
+// side.
+func (db *DB) ProductCatalog(ctx context.Context, userID int64, sandbox bool, id string) (storage.ProductCatalog, error) {
 	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `SELECT `+productCatalogColumns+` FROM product_catalogs
-		WHERE id = $1 AND user_id = $2`, id, userID))
+		WHERE id = $1 AND user_id = $2 AND sandbox = $3`, id, userID, sandbox))
 	return c, wrap("load product catalog "+id, err)
 }
 
-// CreateProductCatalog creates the user's catalog; storage.ErrConflict
-// when the user has one already.
-func (db *DB) CreateProductCatalog(ctx context.Context, userID int64, name string) (storage.ProductCatalog, error) {
-	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `INSERT INTO product_catalogs (user_id, name) VALUES ($1, $2)
-		RETURNING `+productCatalogColumns, userID, name))
+// CreateProductCatalog creates the user's catalog of the side;
+// storage.ErrConflict when the user has one on that side already.
+func (db *DB) CreateProductCatalog(ctx context.Context, userID int64, sandbox bool, name string) (storage.ProductCatalog, error) {
+	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `INSERT INTO product_catalogs (user_id, sandbox, name) VALUES ($1, $2, $3)
+		RETURNING `+productCatalogColumns, userID, sandbox, name))
 	return c, wrap(fmt.Sprintf("create product catalog of user %d", userID), err)
 }
 
-// RenameProductCatalog sets the name of the user's catalog id;
-// storage.ErrNotFound when it is missing or another user's.
-func (db *DB) RenameProductCatalog(ctx context.Context, userID int64, id, name string) (storage.ProductCatalog, error) {
+// RenameProductCatalog sets the name of the user's catalog id of the side;
+// storage.ErrNotFound when it is missing, another user's or of the other
+// side.
+func (db *DB) RenameProductCatalog(ctx context.Context, userID int64, sandbox bool, id, name string) (storage.ProductCatalog, error) {
 	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `UPDATE product_catalogs
-		SET name = $3, updated_at = CASE WHEN name = $3 THEN updated_at ELSE now() END
-		WHERE id = $1 AND user_id = $2 RETURNING `+productCatalogColumns, id, userID, name))
+		SET name = $4, updated_at = CASE WHEN name = $4 THEN updated_at ELSE now() END
+		WHERE id = $1 AND user_id = $2 AND sandbox = $3 RETURNING `+productCatalogColumns, id, userID, sandbox, name))
 	return c, wrap("rename product catalog "+id, err)
 }
 
-// DeleteProductCatalog deletes the user's catalog id and its products
-// for good and returns it; storage.ErrNotFound when it is missing or
-// another user's.
-func (db *DB) DeleteProductCatalog(ctx context.Context, userID int64, id string) (storage.ProductCatalog, error) {
-	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `DELETE FROM product_catalogs WHERE id = $1 AND user_id = $2
-		RETURNING `+productCatalogColumns, id, userID))
+// DeleteProductCatalog deletes the user's catalog id of the side and its
+// products for good and returns it; storage.ErrNotFound when it is
+// missing, another user's or of the other side.
+func (db *DB) DeleteProductCatalog(ctx context.Context, userID int64, sandbox bool, id string) (storage.ProductCatalog, error) {
+	c, err := scanProductCatalog(db.pool.QueryRow(ctx, `DELETE FROM product_catalogs WHERE id = $1 AND user_id = $2 AND sandbox = $3
+		RETURNING `+productCatalogColumns, id, userID, sandbox))
 	return c, wrap("delete product catalog "+id, err)
 }
 
@@ -89,12 +97,14 @@ type storedProduct struct {
 // item_group_id share one item_group_key). An update takes version+1 and
 // status PENDING and keeps product_key and seq; a product equal to the
 // stored one is left as it is (NO_CHANGE). Outcomes are in items' order;
-// storage.ErrNotFound when the catalog is missing or another user's.
-func (db *DB) UpsertProducts(ctx context.Context, userID int64, catalogID string, items []storage.ProductUpsert) ([]storage.ProductUpserted, error) {
+// storage.ErrNotFound when the catalog is missing, another user's or of
+// the other side.
+func (db *DB) UpsertProducts(ctx context.Context, userID int64, sandbox bool, catalogID string, items []storage.ProductUpsert) ([]storage.ProductUpserted, error) {
 	var out []storage.ProductUpserted
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var id string
-		if err := tx.QueryRow(ctx, `SELECT id FROM product_catalogs WHERE id = $1 AND user_id = $2 FOR UPDATE`, catalogID, userID).Scan(&id); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT id FROM product_catalogs WHERE id = $1 AND user_id = $2 AND sandbox = $3 FOR UPDATE`,
+			catalogID, userID, sandbox).Scan(&id); err != nil {
 			return wrap("lock product catalog "+catalogID, err)
 		}
 		stored, err := loadProducts(ctx, tx, catalogID, items)
@@ -231,11 +241,7 @@ func writeProducts(ctx context.Context, tx pgx.Tx, catalogID string, items []sto
 		if err != nil {
 			return fmt.Errorf("encode product %s: %w", it.Fields.ID, err)
 		}
-		warns := it.Warnings
-		if warns == nil {
-			warns = []storage.ProductIssue{}
-		}
-		w, err := json.Marshal(warns)
+		w, err := json.Marshal(issues(it.Warnings))
 		if err != nil {
 			return fmt.Errorf("encode warnings of product %s: %w", it.Fields.ID, err)
 		}
@@ -252,7 +258,7 @@ func writeProducts(ctx context.Context, tx pgx.Tx, catalogID string, items []sto
 		ORDER BY u.n
 		ON CONFLICT (catalog_id, id) DO UPDATE SET item_group_id = EXCLUDED.item_group_id, item_group_key = EXCLUDED.item_group_key,
 			fields = EXCLUDED.fields, status = EXCLUDED.status, errors = '[]', warnings = EXCLUDED.warnings,
-			version = products.version + 1, updated_at = now()
+			version = products.version + 1, images_swept_at = NULL, updated_at = now()
 		RETURNING id, product_key, version, status`, catalogID, ids, gids, gkeys, fields, warnings, storage.ProductPendingImages)
 	if err != nil {
 		return wrap("write products", err)
@@ -293,10 +299,12 @@ func scanProduct(row pgx.Row, tail ...any) (storage.Product, error) {
 
 // ListProducts returns one page of a catalog's products in submission
 // order: with f.ItemGroupKey, every variant of that group; else the
-// ungrouped products and the first submitted variant of each group.
+// ungrouped products and the first submitted variant of each group. A
+// catalog of the other side than f.Sandbox lists nothing.
 func (db *DB) ListProducts(ctx context.Context, f storage.ProductFilter, opts storage.ListOptions) (storage.Page[storage.Product], error) {
 	spec := listSpec{From: "products p", Columns: productColumns, ID: "p.id"}
 	spec.Filter.add("p.catalog_id = $?", f.CatalogID)
+	spec.Filter.add("EXISTS (SELECT 1 FROM product_catalogs c WHERE c.id = p.catalog_id AND c.sandbox = $?)", f.Sandbox)
 	if f.ItemGroupKey != "" {
 		spec.Filter.add("p.item_group_key = $?", f.ItemGroupKey)
 	} else {

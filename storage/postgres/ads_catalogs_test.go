@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aviary-dev/aviary/storage/postgres"
+
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
@@ -41,22 +43,23 @@ func TestProductCatalogStore(t *testing.T) {
 		t.Error("a production account's feature counted on the sandbox side")
 	}
 
-	cat, err := db.CreateProductCatalog(ctx, alice.ID, "shop")
-	if err != nil {
-		t.Fatal(err)
+	cat, err := db.CreateProductCatalog(ctx, alice.ID, false, "shop")
+	if err != nil || cat.Sandbox {
+		t.Fatalf("create: %+v, %v", cat, err)
 	}
-	if _, err := db.CreateProductCatalog(ctx, alice.ID, "second"); !errors.Is(err, storage.ErrConflict) {
+	if _, err := db.CreateProductCatalog(ctx, alice.ID, false, "second"); !errors.Is(err, storage.ErrConflict) {
 		t.Fatalf("second catalog: %v, want ErrConflict", err)
 	}
-	if _, err := db.ProductCatalog(ctx, bob.ID, cat.ID); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := db.ProductCatalog(ctx, bob.ID, false, cat.ID); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("bob loads alice's catalog: %v", err)
 	}
-	if _, err := db.UpsertProducts(ctx, bob.ID, cat.ID, []storage.ProductUpsert{catalogProduct("x", nil, "")}); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := db.UpsertProducts(ctx, bob.ID, false, cat.ID, []storage.ProductUpsert{catalogProduct("x", nil, "")}); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("bob upserts into alice's catalog: %v", err)
 	}
+	sideCatalogs(t, db, alice.ID, cat)
 
 	g := "tee"
-	first, err := db.UpsertProducts(ctx, alice.ID, cat.ID, []storage.ProductUpsert{
+	first, err := db.UpsertProducts(ctx, alice.ID, false, cat.ID, []storage.ProductUpsert{
 		catalogProduct("solo", nil, ""), catalogProduct("tee-s", &g, "S"), catalogProduct("tee-m", &g, "M")})
 	if err != nil {
 		t.Fatal(err)
@@ -66,7 +69,7 @@ func TestProductCatalogStore(t *testing.T) {
 	wrongKey := "nope"
 	keyed := catalogProduct("tee-s", &g, "S")
 	keyed.Key = &wrongKey
-	second, err := db.UpsertProducts(ctx, alice.ID, cat.ID, []storage.ProductUpsert{
+	second, err := db.UpsertProducts(ctx, alice.ID, false, cat.ID, []storage.ProductUpsert{
 		changed, catalogProduct("tee-m", &g, "M"), keyed, catalogProduct("tee-l", &g, "L")})
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +93,7 @@ func TestProductCatalogStore(t *testing.T) {
 		}
 	}
 
-	page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID}, storage.ListOptions{Count: 10,
+	page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID, Sandbox: false}, storage.ListOptions{Count: 10,
 		Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}})
 	if err != nil {
 		t.Fatal(err)
@@ -115,15 +118,64 @@ func TestProductCatalogStore(t *testing.T) {
 		}
 	}
 
-	if _, err := db.DeleteProductCatalog(ctx, bob.ID, cat.ID); !errors.Is(err, storage.ErrNotFound) {
+	if _, err := db.DeleteProductCatalog(ctx, bob.ID, false, cat.ID); !errors.Is(err, storage.ErrNotFound) {
 		t.Fatalf("bob deletes alice's catalog: %v", err)
 	}
-	if _, err := db.DeleteProductCatalog(ctx, alice.ID, cat.ID); err != nil {
+	if _, err := db.DeleteProductCatalog(ctx, alice.ID, false, cat.ID); err != nil {
 		t.Fatal(err)
 	}
-	page, err = db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID}, storage.ListOptions{Count: 10,
+	page, err = db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID, Sandbox: false}, storage.ListOptions{Count: 10,
 		Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}})
 	if err != nil || len(page.Items) != 0 {
 		t.Fatalf("products after delete: %v %d", err, len(page.Items))
+	}
+}
+
+// sideCatalogs: the production catalog prod of user is missing to every
+// query of the sandbox side (load, rename, delete, upsert, list), and the
+// user may have one sandbox catalog besides it, missing on production.
+func sideCatalogs(t *testing.T, db *postgres.DB, user int64, prod storage.ProductCatalog) {
+	t.Helper()
+	ctx := t.Context()
+	if _, err := db.ProductCatalog(ctx, user, true, prod.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("sandbox side loads the production catalog: %v", err)
+	}
+	if _, err := db.RenameProductCatalog(ctx, user, true, prod.ID, "x"); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("sandbox side renames the production catalog: %v", err)
+	}
+	if _, err := db.DeleteProductCatalog(ctx, user, true, prod.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("sandbox side deletes the production catalog: %v", err)
+	}
+	if _, err := db.UpsertProducts(ctx, user, true, prod.ID, []storage.ProductUpsert{catalogProduct("x", nil, "")}); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("sandbox side upserts into the production catalog: %v", err)
+	}
+	if cats, err := db.ProductCatalogsOf(ctx, user, true); err != nil || len(cats) != 0 {
+		t.Fatalf("sandbox side lists %+v, %v; want none", cats, err)
+	}
+	box, err := db.CreateProductCatalog(ctx, user, true, "sandbox shop")
+	if err != nil || !box.Sandbox || box.ID == prod.ID {
+		t.Fatalf("sandbox catalog beside the production one: %+v, %v", box, err)
+	}
+	if _, err := db.CreateProductCatalog(ctx, user, true, "again"); !errors.Is(err, storage.ErrConflict) {
+		t.Fatalf("second sandbox catalog: %v, want ErrConflict", err)
+	}
+	if _, err := db.UpsertProducts(ctx, user, true, box.ID, []storage.ProductUpsert{catalogProduct("boxed", nil, "")}); err != nil {
+		t.Fatal(err)
+	}
+	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}}
+	if page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: box.ID}, opts); err != nil || len(page.Items) != 0 {
+		t.Fatalf("production side lists the sandbox catalog's products: %d, %v", len(page.Items), err)
+	}
+	if page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: box.ID, Sandbox: true}, opts); err != nil || len(page.Items) != 1 {
+		t.Fatalf("sandbox side lists %d products, %v; want 1", len(page.Items), err)
+	}
+	for _, sandbox := range []bool{false, true} {
+		cats, err := db.ProductCatalogsOf(ctx, user, sandbox)
+		if err != nil || len(cats) != 1 || cats[0].Sandbox != sandbox {
+			t.Fatalf("catalogs of side sandbox=%v: %+v, %v", sandbox, cats, err)
+		}
+	}
+	if _, err := db.ProductCatalog(ctx, user, false, box.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Fatalf("production side loads the sandbox catalog: %v", err)
 	}
 }

@@ -88,7 +88,8 @@ func (db *DB) CreateAudiencePermission(ctx context.Context, n storage.NewAudienc
 // owner's business unless owner may share outside it.
 func checkGrantee(ctx context.Context, tx pgx.Tx, owner, grantee string) error {
 	var sameBusiness, outsideAllowed bool
-	err := tx.QueryRow(ctx, `SELECT g.business_id = o.business_id,
+	// An empty business id (accounts made before businesses) is no business.
+	err := tx.QueryRow(ctx, `SELECT g.business_id = o.business_id AND o.business_id <> '',
 		EXISTS (SELECT 1 FROM ad_account_features f WHERE f.account_id = o.id AND f.feature = $3)
 		FROM ad_accounts g JOIN ad_accounts o ON o.id = $1
 		WHERE g.id = $2 AND NOT g.deleted AND g.sandbox = o.sandbox`,

@@ -70,6 +70,11 @@ func TestAudiencePermissionRules(t *testing.T) {
 	theirs := permAudience(t, dbURL, stranger.ID)
 	deleted := permAudience(t, dbURL, owner.ID)
 	permSQL(t, dbURL, `UPDATE custom_audiences SET deleted = true WHERE id = $1`, []any{deleted})
+	// Two accounts of no business (made before businesses existed) are not
+	// of one business.
+	legacy, legacyPeer := permAccount(t, db, dbURL, ""), permAccount(t, db, dbURL, "")
+	permSQL(t, dbURL, `UPDATE ad_accounts SET business_id = '' WHERE id = ANY($1)`, []any{[]string{legacy.ID, legacyPeer.ID}})
+	legacyAudience := permAudience(t, dbURL, legacy.ID)
 
 	grant := func(audienceID, to string) storage.NewAudiencePermission {
 		return storage.NewAudiencePermission{OwnerAccountID: owner.ID, AudienceID: audienceID, GrantedAccountID: to, PermissionLevel: storage.PermissionReadOnly}
@@ -88,6 +93,8 @@ func TestAudiencePermissionRules(t *testing.T) {
 		{"another business", grant(audience, stranger.ID), storage.ErrGrantOutsideBusiness},
 		{"another account's audience", grant(theirs, peer.ID), storage.ErrAudienceNotFound},
 		{"deleted audience", grant(deleted, peer.ID), storage.ErrAudienceNotFound},
+		{"no business on either side", storage.NewAudiencePermission{OwnerAccountID: legacy.ID, AudienceID: legacyAudience,
+			GrantedAccountID: legacyPeer.ID, PermissionLevel: storage.PermissionReadOnly}, storage.ErrGrantOutsideBusiness},
 	}
 	var first storage.AudiencePermission
 	for _, tt := range tests {

@@ -204,3 +204,86 @@ func TestWorkerContentCheck(t *testing.T) {
 		t.Errorf("after the refused batch: %+v, %v; want size 0, nothing in flight", got, err)
 	}
 }
+
+// TestAudienceExpiredMembers: a member whose expires_at passed stops
+// counting in audience_size at once; the Expiry sweep deletes it and lowers
+// the stored audience_size in the same transaction, so the size stays
+// exact (stored = member rows = shown), and a second tick finds nothing.
+func TestAudienceExpiredMembers(t *testing.T) {
+	db, aud, b := recordFor(t, operation(storage.AudienceUpdate, "m0", "m1", "m2", "m3", "m4"))
+	ctx := context.Background()
+	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	dbURL, _ := storagetest.DatabaseURL(db)
+	conn, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	expired := [][]byte{}
+	for _, v := range []string{"m0", "m3"} {
+		k := key(storage.IdentEmail, v)
+		expired = append(expired, k[:])
+	}
+	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second'
+		WHERE audience_id = $1 AND member_key = ANY($2)`, aud.ID, expired); err != nil {
+		t.Fatal(err)
+	}
+	sizes := func() (stored, rows, shown int64) {
+		t.Helper()
+		if err := conn.QueryRow(ctx, `SELECT audience_size, (SELECT count(*) FROM custom_audience_members WHERE audience_id = $1)
+			FROM custom_audiences WHERE id = $1`, aud.ID).Scan(&stored, &rows); err != nil {
+			t.Fatal(err)
+		}
+		v, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		list, err := db.ListCustomAudiences(ctx, storage.CustomAudienceFilter{AccountID: aud.OwnerAccountID}, storage.ListOptions{Count: 10,
+			Sort: storage.Sort{Column: "a.created_at", Type: storage.SortTime}})
+		if err != nil || len(list.Items) != 1 || list.Items[0].AudienceSize != v.AudienceSize {
+			t.Fatalf("list = %+v, %v; want the audience of size %d", list.Items, err, v.AudienceSize)
+		}
+		return stored, rows, v.AudienceSize
+	}
+	if stored, rows, shown := sizes(); stored != 5 || rows != 5 || shown != 3 {
+		t.Fatalf("before the sweep: stored %d, rows %d, shown %d; want 5, 5, 3", stored, rows, shown)
+	}
+	s := &sweep.Sweeper[string]{Source: &Expiry{Store: db}, Clock: time.Now}
+	if err := s.Tick(ctx); err != nil {
+		t.Fatalf("tick: %v", err)
+	}
+	if stored, rows, shown := sizes(); stored != 3 || rows != 3 || shown != 3 {
+		t.Fatalf("after the sweep: stored %d, rows %d, shown %d; want 3, 3, 3", stored, rows, shown)
+	}
+	if due, err := db.AudiencesWithExpiredMembers(ctx, time.Now(), 10); err != nil || len(due) != 0 {
+		t.Errorf("audiences with expired members after the sweep: %v, %v", due, err)
+	}
+	// An expired member named again by an Update is live again; by a
+	// Delete, removed: either way the count stays exact.
+	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second'
+		WHERE audience_id = $1`, aud.ID); err != nil {
+		t.Fatal(err)
+	}
+	b2, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: aud.OwnerAccountID, AudienceID: aud.ID, IdempotencyKey: "k2",
+		BodySHA256: "k2", RetryWindow: time.Hour, Operations: []storage.AudienceOperation{
+			operation(storage.AudienceUpdate, "m1"), operation(storage.AudienceDelete, "m2")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, _ = tasks.NewAudienceApplyBatch(b2.ID)
+	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	if stored, rows, shown := sizes(); stored != 2 || rows != 2 || shown != 1 {
+		t.Fatalf("after refreshing m1 and deleting m2: stored %d, rows %d, shown %d; want 2, 2, 1", stored, rows, shown)
+	}
+	if err := s.Tick(ctx); err != nil {
+		t.Fatalf("tick: %v", err)
+	}
+	if stored, rows, shown := sizes(); stored != 1 || rows != 1 || shown != 1 {
+		t.Errorf("after the second sweep: stored %d, rows %d, shown %d; want 1, 1, 1", stored, rows, shown)
+	}
+}

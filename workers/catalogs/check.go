@@ -121,7 +121,7 @@ func (c *Checker) fetchFailure(err error) *Failure {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
 		return &Failure{RuleTimeout, fmt.Sprintf("The image could not be fetched within %s.", c.Fetcher.cfg.Timeout)}
 	case errors.As(err, &status):
-		return &Failure{RuleUnreachable, "The image could not be fetched: the server answered " + status.Error() + "."}
+		return &Failure{RuleUnreachable, fmt.Sprintf("The image could not be fetched: the server answered HTTP status %d.", status.Code)}
 	}
 	return &Failure{RuleUnreachable, "The image could not be fetched: the server could not be reached."}
 }

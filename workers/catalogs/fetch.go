@@ -34,12 +34,14 @@ var (
 	ErrTooManyRedirects = errors.New("too many redirects")
 )
 
-// StatusError is a response whose status is not 2xx.
+// StatusError is a response whose status is not 2xx. It keeps only the
+// numeric code: the reason phrase is whatever the remote server sent
+// (control characters and invalid UTF-8 included) and goes nowhere.
 type StatusError struct {
-	Status string
+	Code int
 }
 
-func (e *StatusError) Error() string { return "HTTP " + e.Status }
+func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d", e.Code) }
 
 // FetchConfig configures a Fetcher; zero fields take the defaults above.
 type FetchConfig struct {
@@ -124,7 +126,7 @@ func (f *Fetcher) open(ctx context.Context, rawURL string) (*cappedBody, error) 
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		resp.Body.Close()
-		return nil, fmt.Errorf("fetch %s: %w", rawURL, &StatusError{Status: resp.Status})
+		return nil, fmt.Errorf("fetch %s: %w", rawURL, &StatusError{Code: resp.StatusCode})
 	}
 	if resp.ContentLength > f.cfg.MaxBytes {
 		resp.Body.Close()

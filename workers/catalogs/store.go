@@ -23,4 +23,7 @@ type Store interface {
 // SweepStore is the record access the Sweep source needs.
 type SweepStore interface {
 	ProductsAwaitingImages(ctx context.Context, before time.Time, limit int) ([]storage.Product, error)
+	// MarkProductsImagesSwept records that the sweep looked at the
+	// products of keys (product_key), so the next tick takes others first.
+	MarkProductsImagesSwept(ctx context.Context, keys []string, now time.Time) error
 }

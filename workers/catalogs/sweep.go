@@ -44,7 +44,7 @@ var _ sweep.Source[storage.Product] = (*Sweep)(nil)
 func (s *Sweep) Name() string { return "catalog-images" }
 
 // Due implements sweep.Source: pending versions written more than MinAge
-// ago, oldest first.
+// ago, least recently swept first (then oldest first).
 func (s *Sweep) Due(ctx context.Context, now time.Time, limit int) ([]storage.Product, error) {
 	minAge := s.MinAge
 	if minAge <= 0 {
@@ -85,8 +85,19 @@ func (s *Sweep) Abandoned(ctx context.Context, p storage.Product, info *asynq.Ta
 	return nil
 }
 
-// Swept implements sweep.Source (nothing to record).
-func (s *Sweep) Swept(context.Context, []storage.Product, time.Time) error { return nil }
+// Swept implements sweep.Source: the products are marked swept, so the
+// next tick takes the ones not looked at for longest (a backlog larger
+// than a tick's batch is worked through, not its oldest page forever).
+func (s *Sweep) Swept(ctx context.Context, items []storage.Product, now time.Time) error {
+	keys := make([]string, len(items))
+	for i, p := range items {
+		keys[i] = p.Key
+	}
+	if err := s.Store.MarkProductsImagesSwept(ctx, keys, now); err != nil {
+		return fmt.Errorf("mark %d products swept: %w", len(keys), err)
+	}
+	return nil
+}
 
 func (s *Sweep) logger() *slog.Logger {
 	if s.Logger != nil {

@@ -2,6 +2,7 @@ package catalogs
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,9 +14,16 @@ import (
 )
 
 type fakeSweepStore struct {
-	before time.Time
-	limit  int
-	due    []storage.Product
+	before  time.Time
+	limit   int
+	due     []storage.Product
+	swept   []string
+	sweptAt time.Time
+}
+
+func (s *fakeSweepStore) MarkProductsImagesSwept(_ context.Context, keys []string, now time.Time) error {
+	s.swept, s.sweptAt = append(s.swept, keys...), now
+	return nil
 }
 
 func (s *fakeSweepStore) ProductsAwaitingImages(_ context.Context, before time.Time, limit int) ([]storage.Product, error) {
@@ -59,6 +67,9 @@ func TestSweep(t *testing.T) {
 	}
 	if len(queue.enqueued) != 2 {
 		t.Fatalf("%d tasks enqueued, want 2", len(queue.enqueued))
+	}
+	if !slices.Equal(store.swept, []string{"k1", "k2"}) || !store.sweptAt.Equal(now) {
+		t.Fatalf("marked swept %v at %s; want [k1 k2] at %s", store.swept, store.sweptAt, now)
 	}
 	got, err := tasks.ParseCatalogImages(queue.enqueued[0])
 	if err != nil || got != (tasks.CatalogImages{CatalogID: "c1", ProductID: "sku-1", Version: 3}) {

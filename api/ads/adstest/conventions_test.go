@@ -53,3 +53,24 @@ func TestUnknownAndRepeatedParameters(t *testing.T) {
 		t.Fatalf("name %v after refused updates, want %q", got, acct.Name)
 	}
 }
+
+// TestAccountQuotaIsChargedToItsUsersOnly: a limit counted per account
+// (the users batches, 1500 a minute, scaled to 3 here) is not used up by
+// callers the account refuses: their requests are 403 ACCOUNT_NOT_FOUND
+// and cost the account nothing.
+func TestAccountQuotaIsChargedToItsUsersOnly(t *testing.T) {
+	s := adstest.New(t, adstest.Options{RateLimitScale: 0.002})
+	alice, mallory := s.User(t, "alice"), s.User(t, "mallory")
+	acct := alice.Account(t)
+	list := alice.Post(t, "/12/accounts/"+acct.ID+"/do_not_reach_lists", url.Values{"description": {"q"}}).Status(t, http.StatusOK).Data(t)["id"].(string)
+	path := "/12/batch/accounts/" + acct.ID + "/do_not_reach_lists/" + list + "/users"
+	body := []map[string]any{{"operation_type": "Update", "params": map[string]any{"users": []map[string]any{
+		{"email": []string{"973dfe463ec85785f5f95af5ba3906eedb2d931c24e69824a89ea65dba4e813b"}}}}}}
+	for i := 0; i < 5; i++ {
+		mallory.DoJSON(t, http.MethodPost, path, body).Fails(t, http.StatusForbidden, "ACCOUNT_NOT_FOUND", "")
+	}
+	for i := 0; i < 3; i++ {
+		alice.DoJSON(t, http.MethodPost, path, body).Status(t, http.StatusOK)
+	}
+	alice.DoJSON(t, http.MethodPost, path, body).Fails(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS", "")
+}

@@ -131,8 +131,9 @@ func populateCatalog(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, owner 
 	t.Helper()
 	sqlID(t, conn, `INSERT INTO ad_account_features (account_id, feature) VALUES ($1, 'CATALOGS')
 		ON CONFLICT (account_id, feature) DO UPDATE SET feature = EXCLUDED.feature RETURNING feature`, acct)
-	catalog := sqlID(t, conn, `INSERT INTO product_catalogs (user_id, name) VALUES ($1, 'catalog')
-		ON CONFLICT (user_id) DO UPDATE SET name = EXCLUDED.name RETURNING id`, owner.User.ID)
+	catalog := sqlID(t, conn, `INSERT INTO product_catalogs (user_id, name, sandbox)
+		VALUES ($1, 'catalog', (SELECT sandbox FROM ad_accounts WHERE id = $2))
+		ON CONFLICT (user_id, sandbox) DO UPDATE SET name = EXCLUDED.name RETURNING id`, owner.User.ID, acct)
 	ids["product_catalog_id"] = catalog
 	for i := 0; i < n; i++ {
 		sku := fmt.Sprintf("sku-%d-%s", i, storagetest.RandomSuffix(4))

@@ -1,10 +1,12 @@
 package adsx
 
 import (
+	"errors"
 	"net/http"
 	"slices"
 	"strings"
 
+	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 )
@@ -48,6 +50,11 @@ func (k Kit) Endpoint(rt Route) httpx.Endpoint {
 	if e.Limit.Name == "" && slices.Contains(rt.Params, "with_total_count") {
 		e.Limit = TotalCountLimit
 	}
+	if e.Limit.Scope == httpx.PerResource && e.Limit.Resource == "account_id" && e.Limit.When == nil {
+		// Charge an account's quota only to callers who may use it, or
+		// anyone could use up another account's.
+		e.Limit.When = k.mayUseAccount
+	}
 	method := methodOf(rt.Pattern)
 	switch {
 	case rt.Body != nil:
@@ -81,4 +88,13 @@ func (k Kit) Endpoints(routes []Route) []httpx.Endpoint {
 		out[i] = k.Endpoint(rt)
 	}
 	return out
+}
+
+// mayUseAccount reports whether the caller may use the path's account on
+// this listener. A store failure counts the request (the limit holds when
+// the check cannot be made).
+func (k Kit) mayUseAccount(r *http.Request) bool {
+	_, err := k.Account(r)
+	var refused *apierr.Error
+	return err == nil || !errors.As(err, &refused)
 }

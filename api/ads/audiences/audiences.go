@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -26,8 +27,14 @@ const (
 	maxIdempotencyKey = 255
 )
 
-// idempotencyHeader names a retry of a batch (else the body's SHA-256).
+// idempotencyHeader names a request of the account to the audience, so
+// that its retries are applied once.
 const idempotencyHeader = "Idempotency-Key"
+
+// RetryWindow is how long a users batch with the same Idempotency-Key (per
+// account and audience), or without a key the same body as the audience's
+// latest batch, is taken as a retry of the one recorded.
+const RetryWindow = 24 * time.Hour
 
 var listParams = append([]string{"custom_audience_ids", "q", "permission_scope"}, adsx.ListParams...)
 
@@ -133,12 +140,10 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if err != nil {
 		return err
 	}
-	if key == "" {
-		sum := sha256.Sum256(body)
-		key = "sha256:" + hex.EncodeToString(sum[:])
-	}
+	sum := sha256.Sum256(body)
 	b, err := m.deps.Store.RecordAudienceBatch(r.Context(), storage.NewAudienceBatch{
-		AccountID: acct.ID, AudienceID: id, IdempotencyKey: key, Operations: ops})
+		AccountID: acct.ID, AudienceID: id, IdempotencyKey: key, BodySHA256: hex.EncodeToString(sum[:]),
+		RetryWindow: RetryWindow, Operations: ops})
 	if err != nil {
 		return audienceErr(err, id, "")
 	}
@@ -190,7 +195,7 @@ func idempotencyKey(r *http.Request) (string, error) {
 		return "", adsx.Invalid(idempotencyHeader, fmt.Sprintf("%s must be one value of 1 to %d printable ASCII characters",
 			idempotencyHeader, maxIdempotencyKey))
 	}
-	return "key:" + v, nil
+	return v, nil
 }
 
 // audienceErr maps a store error about audience id to the API's answer.
@@ -202,6 +207,8 @@ func audienceErr(err error, id, name string) error {
 		return adsx.NotAllowed(fmt.Sprintf("The account may only read the custom audience %s", id))
 	case errors.Is(err, storage.ErrAudienceNotOwner):
 		return adsx.NotAllowed(fmt.Sprintf("Only the account that owns the custom audience %s may change it", id))
+	case errors.Is(err, storage.ErrRequestKeyReused):
+		return adsx.Invalid(idempotencyHeader, fmt.Sprintf("The %s was already used for a different request body", idempotencyHeader))
 	case errors.Is(err, storage.ErrConflict):
 		return adsx.Invalid("name", fmt.Sprintf("A custom audience named %q already exists in the account", name), name)
 	}

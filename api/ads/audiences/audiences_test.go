@@ -218,12 +218,15 @@ func TestUsersBatchIdempotent(t *testing.T) {
 		t.Errorf("after a retried task and a retried request audience_size %d, members %d; want 5, 5", size, members)
 	}
 
-	// The same Idempotency-Key with another body is the first request.
+	// The same Idempotency-Key again is the first request; with another
+	// body it is refused, naming the header, and records nothing.
 	keyed := e.postJSON(t, "["+op("Delete", emails("a", 3))+"]", "Idempotency-Key", "k-1").Status(t, http.StatusOK).Raw
-	retried := e.postJSON(t, "["+op("Delete", emails("a", 1))+"]", "Idempotency-Key", "k-1").Status(t, http.StatusOK).Raw
+	retried := e.postJSON(t, "["+op("Delete", emails("a", 3))+"]", "Idempotency-Key", "k-1").Status(t, http.StatusOK).Raw
 	if keyed != retried || !strings.Contains(keyed, `"success_count":3`) {
 		t.Errorf("Idempotency-Key retry answered %s, want %s", retried, keyed)
 	}
+	e.postJSON(t, "["+op("Delete", emails("a", 1))+"]", "Idempotency-Key", "k-1").
+		Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "Idempotency-Key")
 	if errs := e.applyPending(t); len(errs) > 0 {
 		t.Fatalf("apply: %v", errs)
 	}
@@ -232,6 +235,90 @@ func TestUsersBatchIdempotent(t *testing.T) {
 	}
 	if n := e.batches(t); n != 2 {
 		t.Errorf("%d batches, want 2", n)
+	}
+}
+
+// TestAudienceUsersBatchKeyPerAccount: an Idempotency-Key names a request of one
+// account: the owner and a READ_WRITE grantee sending the same key each
+// get their own batch, answered and applied; each account's retry is its
+// own batch again.
+func TestAudienceUsersBatchKeyPerAccount(t *testing.T) {
+	e := newEnv(t)
+	writer := e.s.User(t, "writer")
+	writerAcct := writer.Account(t).ID
+	e.s.Exec(t, `INSERT INTO custom_audience_permissions (custom_audience_id, granted_account_id, permission_level)
+		VALUES ($1, $2, 'READ_WRITE')`, e.audience, writerAcct)
+	ownerBody := "[" + op("Update", emails("o", 3)) + "]"
+	writerBody := "[" + op("Update", emails("w", 2)) + "]"
+	owner := e.postJSON(t, ownerBody, "Idempotency-Key", "shared").Status(t, http.StatusOK).Raw
+	fromWriter := e.post(t, writer, writerAcct, e.audience, "application/json", []byte(writerBody), "Idempotency-Key", "shared").
+		Status(t, http.StatusOK).Raw
+	if !strings.Contains(owner, `"success_count":3`) || !strings.Contains(fromWriter, `"success_count":2`) {
+		t.Errorf("owner answered %s, writer %s; want 3 and 2 users", owner, fromWriter)
+	}
+	// The writer's retry is its own batch, the same body under the owner's
+	// key another request of the writer.
+	again := e.post(t, writer, writerAcct, e.audience, "application/json", []byte(writerBody), "Idempotency-Key", "shared").
+		Status(t, http.StatusOK).Raw
+	if again != fromWriter {
+		t.Errorf("writer's retry answered %s, want %s", again, fromWriter)
+	}
+	e.post(t, writer, writerAcct, e.audience, "application/json", []byte(ownerBody), "Idempotency-Key", "shared").
+		Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "Idempotency-Key")
+	if n := e.batches(t); n != 2 {
+		t.Fatalf("%d batches, want one per account", n)
+	}
+	if errs := e.applyPending(t); len(errs) > 0 {
+		t.Fatalf("apply: %v", errs)
+	}
+	if size, members := e.size(t, e.audience); size != 5 || members != 5 {
+		t.Errorf("audience_size %d, members %d; want 5, 5 (both batches applied)", size, members)
+	}
+}
+
+// TestAudienceUsersBatchRetryWindow: without a key, the same body is a retry only
+// of the audience's latest batch and only within 24 hours: Update X,
+// Delete X, Update X again re-adds X; the same body a day later is a new
+// batch. A key is a retry for 24 hours too, then free for another body.
+func TestAudienceUsersBatchRetryWindow(t *testing.T) {
+	e := newEnv(t)
+	update, del := "["+op("Update", emails("x", 1))+"]", "["+op("Delete", emails("x", 1))+"]"
+	for i, body := range []string{update, del, update} {
+		e.postJSON(t, body).Status(t, http.StatusOK)
+		if errs := e.applyPending(t); len(errs) > 0 {
+			t.Fatalf("apply: %v", errs)
+		}
+		want := int64(1 - i%2)
+		if size, members := e.size(t, e.audience); size != want || members != want {
+			t.Fatalf("after request %d audience_size %d, members %d; want %d", i, size, members, want)
+		}
+	}
+	if n := e.batches(t); n != 3 {
+		t.Fatalf("%d batches for Update, Delete, Update, want 3", n)
+	}
+	e.postJSON(t, update).Status(t, http.StatusOK)
+	if n := e.batches(t); n != 3 {
+		t.Fatalf("the latest body again recorded a batch (%d), want a retry", n)
+	}
+
+	e.s.Exec(t, `UPDATE custom_audience_batches SET created_at = created_at - interval '25 hours'`)
+	e.postJSON(t, update).Status(t, http.StatusOK)
+	if n := e.batches(t); n != 4 {
+		t.Fatalf("the same body after 24 hours: %d batches, want 4", n)
+	}
+
+	e.postJSON(t, del, "Idempotency-Key", "day").Status(t, http.StatusOK)
+	e.postJSON(t, update, "Idempotency-Key", "day").Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "Idempotency-Key")
+	e.s.Exec(t, `UPDATE custom_audience_batches SET created_at = created_at - interval '25 hours'`)
+	e.postJSON(t, update, "Idempotency-Key", "day").Status(t, http.StatusOK)
+	if n := e.batches(t); n != 6 {
+		t.Fatalf("a key reused after 24 hours: %d batches, want 6", n)
+	}
+	if errs := e.applyPending(t); len(errs) > 0 {
+		t.Fatalf("apply: %v", errs)
+	}
+	if size, members := e.size(t, e.audience); size != 1 || members != 1 {
+		t.Errorf("audience_size %d, members %d; want 1", size, members)
 	}
 }
 

@@ -22,7 +22,8 @@ const (
 	maxOperations    = 2500
 	maxBatchBytes    = 5_000_000
 	maxPartnerUserID = 255
-	// defaultExpiry is how long a membership lasts without expires_at.
+	// defaultExpiryMonths is how long a membership lasts after its
+	// effective_at without expires_at.
 	defaultExpiryMonths = 13
 )
 
@@ -271,15 +272,22 @@ func (p *batchParser) params(prefix string, op *storage.AudienceOperation) error
 }
 
 // times settles the operation's times: effective_at defaults to now,
-// expires_at to 13 months ahead; expires_at must be in the future and
-// after effective_at.
+// expires_at to 13 months after effective_at; expires_at must be in the
+// future and after effective_at. Without expires_at, an effective_at so
+// old that its default expiry has passed is refused (the members would
+// never count).
 func (p *batchParser) times(prefix string, op *storage.AudienceOperation, effective, expires *time.Time) error {
 	op.EffectiveAt = p.now
 	if effective != nil {
 		op.EffectiveAt = *effective
 	}
-	op.ExpiresAt = p.now.AddDate(0, defaultExpiryMonths, 0)
 	if expires == nil {
+		op.ExpiresAt = op.EffectiveAt.AddDate(0, defaultExpiryMonths, 0)
+		if !op.ExpiresAt.After(p.now) {
+			return adsx.Invalid(prefix+"effective_at", fmt.Sprintf("%seffective_at is more than %d months ago, so the default "+
+				"expires_at (effective_at + %d months) has passed: send expires_at", prefix, defaultExpiryMonths, defaultExpiryMonths),
+				op.EffectiveAt.Format(time.RFC3339))
+		}
 		return nil
 	}
 	if !expires.After(p.now) {

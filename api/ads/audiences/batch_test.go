@@ -56,6 +56,8 @@ func TestUsersBatchBadInput(t *testing.T) {
 		{name: "effective_at not ISO 8601", body: withParams(`,"effective_at":"05/15/2018"`), code: "INVALID_PARAMETER", param: "operations[0].params.effective_at"},
 		{name: "expires_at in the past", body: withParams(`,"expires_at":"2020-01-01T00:00:00Z"`), code: "INVALID_PARAMETER", param: "operations[0].params.expires_at"},
 		{name: "expires_at before effective_at", body: withParams(`,"effective_at":"2099-02-01T00:00:00Z","expires_at":"2099-01-01T00:00:00Z"`), code: "INVALID_PARAMETER", param: "operations[0].params.expires_at"},
+		{name: "expires_at equal to effective_at", body: withParams(`,"effective_at":"2099-01-01T00:00:00Z","expires_at":"2099-01-01T00:00:00Z"`), code: "INVALID_PARAMETER", param: "operations[0].params.expires_at"},
+		{name: "effective_at whose default expiry passed", body: withParams(`,"effective_at":"2018-05-15T00:00:00Z"`), code: "INVALID_PARAMETER", param: "operations[0].params.effective_at"},
 		{name: "2501 operations", body: ops(2501), code: "INVALID_PARAMETER", param: "operations"},
 		{name: "no operations", body: `[]`, code: "INVALID_PARAMETER", param: "operations"},
 		{name: "an object, not an array", body: `{"operation_type":"Update"}`, code: "INVALID_PARAMETER", param: "body"},

@@ -52,7 +52,7 @@ func (m *Module) listCatalogs(w http.ResponseWriter, r *http.Request, p *adsx.Pa
 	}
 	var page storage.Page[storage.ProductCatalog]
 	if own {
-		cats, err := m.deps.Store.ProductCatalogsOf(r.Context(), adsx.UserID(r))
+		cats, err := m.deps.Store.ProductCatalogsOf(r.Context(), adsx.UserID(r), adsx.Sandbox(r.Context()))
 		if err != nil {
 			return fmt.Errorf("list product catalogs: %w", err)
 		}
@@ -73,7 +73,7 @@ func (m *Module) createCatalog(w http.ResponseWriter, r *http.Request, p *adsx.P
 		return err
 	}
 	uid := adsx.UserID(r)
-	c, err := m.deps.Store.CreateProductCatalog(r.Context(), uid, name)
+	c, err := m.deps.Store.CreateProductCatalog(r.Context(), uid, adsx.Sandbox(r.Context()), name)
 	if errors.Is(err, storage.ErrConflict) {
 		return catalogExists(r, m, uid)
 	}
@@ -83,11 +83,11 @@ func (m *Module) createCatalog(w http.ResponseWriter, r *http.Request, p *adsx.P
 	return adsx.WriteData(w, p, http.StatusOK, renderCatalog(c))
 }
 
-// catalogExists is the answer to a second catalog: 400
-// CATALOG_ALREADY_EXISTS naming the catalog the user has.
+// catalogExists is the answer to a second catalog on the same side: 400
+// CATALOG_ALREADY_EXISTS naming the catalog the user has there.
 func catalogExists(r *http.Request, m *Module, uid int64) error {
 	existing := ""
-	if cats, err := m.deps.Store.ProductCatalogsOf(r.Context(), uid); err == nil && len(cats) > 0 {
+	if cats, err := m.deps.Store.ProductCatalogsOf(r.Context(), uid, adsx.Sandbox(r.Context())); err == nil && len(cats) > 0 {
 		existing = " (" + cats[0].ID + ")"
 	}
 	e := adsx.Invalid("name", fmt.Sprintf("You already have a product catalog%s: one catalog per user holds all products", existing))
@@ -106,7 +106,7 @@ func (m *Module) renameCatalog(w http.ResponseWriter, r *http.Request, p *adsx.P
 		return err
 	}
 	id := c.ID
-	c, err = m.deps.Store.RenameProductCatalog(r.Context(), adsx.UserID(r), id, name)
+	c, err = m.deps.Store.RenameProductCatalog(r.Context(), adsx.UserID(r), adsx.Sandbox(r.Context()), id, name)
 	if err != nil {
 		return catalogErr(err, id)
 	}
@@ -119,7 +119,7 @@ func (m *Module) deleteCatalog(w http.ResponseWriter, r *http.Request, p *adsx.P
 		return err
 	}
 	id := c.ID
-	c, err = m.deps.Store.DeleteProductCatalog(r.Context(), adsx.UserID(r), id)
+	c, err = m.deps.Store.DeleteProductCatalog(r.Context(), adsx.UserID(r), adsx.Sandbox(r.Context()), id)
 	if err != nil {
 		return catalogErr(err, id)
 	}

@@ -186,6 +186,66 @@ func TestCatalogTenancy(t *testing.T) {
 	}
 }
 
+// TestCatalogSides: production and sandbox catalogs never mix. A
+// production catalog is missing on the sandbox listener (every endpoint
+// answers the 404 of a missing catalog, the list is empty) and the other
+// way round; a user has one catalog per side; the CATALOGS feature counts
+// only on accounts of the listener's side.
+func TestCatalogSides(t *testing.T) {
+	s := adstest.New(t)
+	alice := s.User(t, "alice")
+	box := alice.Sandbox()
+	early(t, s, alice)
+	// a production account's feature does not open sandbox catalogs
+	box.Get(t, "/12/product_catalogs", nil).Fails(t, http.StatusBadRequest, "FEATURE_NOT_AVAILABLE", "")
+	prod := newCatalog(t, alice)
+	upsert(t, alice, prod, product("p1"))
+	early(t, s, box)
+
+	if list := box.Get(t, "/12/product_catalogs", nil).Status(t, http.StatusOK).List(t); len(list) != 0 {
+		t.Fatalf("sandbox lists production catalogs: %v", list)
+	}
+	box.Get(t, productsPath(prod), nil).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	box.DoJSON(t, http.MethodPut, productsPath(prod), batch(product("x"))).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	box.Put(t, "/12/product_catalogs/"+prod, url.Values{"name": {"boxed"}}).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	box.Delete(t, "/12/product_catalogs/"+prod, nil).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+
+	// one catalog per side: the sandbox one is created beside it
+	sand := newCatalog(t, box)
+	if sand == prod {
+		t.Fatal("the sandbox catalog is the production one")
+	}
+	box.Post(t, "/12/product_catalogs", url.Values{"name": {"again"}}).Fails(t, http.StatusBadRequest, "CATALOG_ALREADY_EXISTS", "name")
+	upsert(t, box, sand, product("s1"))
+	alice.Get(t, productsPath(sand), nil).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	alice.DoJSON(t, http.MethodPut, productsPath(sand), batch(product("x"))).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	alice.Put(t, "/12/product_catalogs/"+sand, url.Values{"name": {"prod"}}).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+	alice.Delete(t, "/12/product_catalogs/"+sand, nil).Fails(t, http.StatusNotFound, "NOT_FOUND", "product_catalog_id")
+
+	for _, side := range []struct {
+		name             string
+		c                *adstest.Caller
+		catalog, product string
+	}{{"production", alice, prod, "p1"}, {"sandbox", box, sand, "s1"}} {
+		list := side.c.Get(t, "/12/product_catalogs", nil).Status(t, http.StatusOK).List(t)
+		if len(list) != 1 || list[0]["id"] != side.catalog || list[0]["name"] != "shop" {
+			t.Errorf("%s catalogs: %v, want only %s", side.name, list, side.catalog)
+		}
+		products := side.c.Get(t, productsPath(side.catalog), nil).Status(t, http.StatusOK).List(t)
+		if len(products) != 1 || products[0]["id"] != side.product {
+			t.Errorf("%s products: %v, want only %s", side.name, products, side.product)
+		}
+	}
+	box.Delete(t, "/12/product_catalogs/"+sand, nil).Status(t, http.StatusOK)
+	alice.Get(t, productsPath(prod), nil).Status(t, http.StatusOK)
+
+	// a sandbox account's feature does not open production catalogs
+	carol := s.User(t, "carol")
+	early(t, s, carol.Sandbox())
+	carol.Sandbox().Get(t, "/12/product_catalogs", nil).Status(t, http.StatusOK)
+	carol.Get(t, "/12/product_catalogs", nil).Fails(t, http.StatusBadRequest, "FEATURE_NOT_AVAILABLE", "")
+}
+
 func TestProductBatchBody(t *testing.T) {
 	s := adstest.New(t)
 	alice := s.User(t, "alice")

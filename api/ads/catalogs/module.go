@@ -15,24 +15,27 @@ import (
 )
 
 // Store is what the catalogs endpoints need of storage (*postgres.DB).
+// Every catalog and product method takes the listener side (sandbox,
+// adsx.Sandbox): a catalog of the other side is missing.
 type Store interface {
 	// UserHasAdFeature reports whether an ads account the user may use on
 	// that side has the feature.
 	UserHasAdFeature(ctx context.Context, userID int64, feature string, sandbox bool) (bool, error)
-	// ProductCatalogsOf lists the user's catalogs (at most one).
-	ProductCatalogsOf(ctx context.Context, userID int64) ([]storage.ProductCatalog, error)
+	// ProductCatalogsOf lists the user's catalogs of the side (at most one).
+	ProductCatalogsOf(ctx context.Context, userID int64, sandbox bool) ([]storage.ProductCatalog, error)
 	// ProductCatalog returns the user's catalog (storage.ErrNotFound).
-	ProductCatalog(ctx context.Context, userID int64, id string) (storage.ProductCatalog, error)
-	// CreateProductCatalog creates the user's catalog (storage.ErrConflict
-	// when there is one).
-	CreateProductCatalog(ctx context.Context, userID int64, name string) (storage.ProductCatalog, error)
+	ProductCatalog(ctx context.Context, userID int64, sandbox bool, id string) (storage.ProductCatalog, error)
+	// CreateProductCatalog creates the user's catalog of the side
+	// (storage.ErrConflict when there is one).
+	CreateProductCatalog(ctx context.Context, userID int64, sandbox bool, name string) (storage.ProductCatalog, error)
 	// RenameProductCatalog renames the user's catalog (storage.ErrNotFound).
-	RenameProductCatalog(ctx context.Context, userID int64, id, name string) (storage.ProductCatalog, error)
+	RenameProductCatalog(ctx context.Context, userID int64, sandbox bool, id, name string) (storage.ProductCatalog, error)
 	// DeleteProductCatalog deletes the user's catalog and its products.
-	DeleteProductCatalog(ctx context.Context, userID int64, id string) (storage.ProductCatalog, error)
+	DeleteProductCatalog(ctx context.Context, userID int64, sandbox bool, id string) (storage.ProductCatalog, error)
 	// UpsertProducts creates or updates valid products of the catalog.
-	UpsertProducts(ctx context.Context, userID int64, catalogID string, items []storage.ProductUpsert) ([]storage.ProductUpserted, error)
-	// ListProducts returns one page of a catalog's products.
+	UpsertProducts(ctx context.Context, userID int64, sandbox bool, catalogID string, items []storage.ProductUpsert) ([]storage.ProductUpserted, error)
+	// ListProducts returns one page of a catalog's products (f.Sandbox
+	// is the side).
 	ListProducts(ctx context.Context, f storage.ProductFilter, opts storage.ListOptions) (storage.Page[storage.Product], error)
 }
 
@@ -79,11 +82,12 @@ func (m *Module) Routes() []httpx.Endpoint {
 	})
 }
 
-// catalog is the path's catalog if it is the caller's (else the 404 of a
-// missing one) and the caller has the CATALOGS feature.
+// catalog is the path's catalog if it is the caller's and of this
+// listener's side (else the 404 of a missing one) and the caller has the
+// CATALOGS feature on this side.
 func (m *Module) catalog(r *http.Request) (storage.ProductCatalog, error) {
 	id := r.PathValue("product_catalog_id")
-	c, err := m.deps.Store.ProductCatalog(r.Context(), adsx.UserID(r), id)
+	c, err := m.deps.Store.ProductCatalog(r.Context(), adsx.UserID(r), adsx.Sandbox(r.Context()), id)
 	if err != nil {
 		return c, catalogErr(err, id)
 	}

@@ -25,7 +25,7 @@ var productListSpec = adsx.ListSpec{
 }
 
 func (m *Module) listProducts(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
-	f := storage.ProductFilter{}
+	f := storage.ProductFilter{Sandbox: adsx.Sandbox(r.Context())}
 	if g := p.ID("item_group_key"); g != nil {
 		f.ItemGroupKey = *g
 	}
@@ -117,7 +117,7 @@ func (m *Module) upsertProducts(w http.ResponseWriter, r *http.Request, p *adsx.
 	}
 	var stored []storage.ProductUpserted
 	if len(upserts) > 0 {
-		stored, err = m.deps.Store.UpsertProducts(r.Context(), adsx.UserID(r), c.ID, upserts)
+		stored, err = m.deps.Store.UpsertProducts(r.Context(), adsx.UserID(r), adsx.Sandbox(r.Context()), c.ID, upserts)
 		if err != nil {
 			return catalogErr(err, c.ID)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
+	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
@@ -54,6 +55,14 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 		return err
 	}
 	listID := r.PathValue("do_not_reach_list_id")
+	// The list first, as an entity of the path is checked everywhere before
+	// the body (recording checks it again, under its lock).
+	if _, err := m.deps.Store.DoNotReachList(r.Context(), acct.ID, listID, false); err != nil {
+		return recordErr(err, listID)
+	}
+	if r.Header.Get("Content-Type") == "" { // the batch endpoints name their type
+		return apierr.UnsupportedMediaType(httpx.ContentJSON)
+	}
 	key, err := idempotencyKey(r)
 	if err != nil {
 		return err

@@ -156,6 +156,7 @@ func TestDoNotReachBatchBadInput(t *testing.T) {
 	}
 	valid, _ := json.Marshal([]any{good()})
 	f.raw(t, f.usersPath(), "application/x-www-form-urlencoded", valid).Fails(t, http.StatusUnsupportedMediaType, "INVALID_PARAMETER", "")
+	f.raw(t, f.usersPath(), "", valid).Fails(t, http.StatusUnsupportedMediaType, "INVALID_PARAMETER", "")
 	huge := append(append([]byte("["), valid[1:len(valid)-1]...), append(bytes.Repeat([]byte(" "), 5_000_001), ']')...)
 	f.raw(t, f.usersPath(), "application/json", huge).Fails(t, http.StatusRequestEntityTooLarge, "INVALID_PARAMETER", "")
 	f.raw(t, f.usersPath(), "application/json", valid, "Idempotency-Key", strings.Repeat("k", 256)).

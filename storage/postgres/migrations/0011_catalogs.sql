@@ -1,14 +1,17 @@
--- Product catalogs (issue 11). One catalog per user holds all of its
--- products; deleting a catalog deletes them (permanent).
+-- Product catalogs (issue 11). One catalog per user and side holds all
+-- of its products; deleting a catalog deletes them (permanent). sandbox
+-- is the listener side the catalog was created on: a production catalog is
+-- invisible on the sandbox listener and the other way round.
 
 CREATE TABLE product_catalogs (
   id         text PRIMARY KEY DEFAULT aviary_ads_id(),
   user_id    bigint NOT NULL REFERENCES users(id) ON DELETE CASCADE,
   name       text NOT NULL,
+  sandbox    boolean NOT NULL DEFAULT false,
   created_at timestamptz NOT NULL DEFAULT now(),
   updated_at timestamptz NOT NULL DEFAULT now()
 );
-CREATE UNIQUE INDEX product_catalogs_user ON product_catalogs(user_id);
+CREATE UNIQUE INDEX product_catalogs_user ON product_catalogs(user_id, sandbox);
 
 -- A product: the merchant's id in its catalog, a service key that stays
 -- with it across updates, the fields as submitted, and the outcome of
@@ -29,6 +32,11 @@ CREATE TABLE products (
   -- (0: none yet); a product is awaiting its check while it is below
   -- version and the product has images.
   images_checked_version bigint NOT NULL DEFAULT 0,
+  -- images_swept_at is when the image-check sweep last looked at the
+  -- product (NULL: never since its current version was written); the
+  -- sweep takes the least recently swept first, so every pending product
+  -- is reached however many there are.
+  images_swept_at  timestamptz,
   -- seq orders products by first submission (the first variant of a
   -- group is the one listed).
   seq              bigint NOT NULL DEFAULT aviary_next_id(),
@@ -38,4 +46,4 @@ CREATE TABLE products (
 );
 CREATE INDEX products_catalog_seq ON products(catalog_id, seq);
 CREATE INDEX products_group ON products(catalog_id, item_group_key, seq) WHERE item_group_key IS NOT NULL;
-CREATE INDEX products_awaiting_images ON products(updated_at) WHERE images_checked_version < version;
+CREATE INDEX products_awaiting_images ON products(images_swept_at NULLS FIRST, updated_at) WHERE images_checked_version < version;
