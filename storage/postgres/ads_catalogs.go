@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -181,15 +182,22 @@ func groupKeys(ctx context.Context, tx pgx.Tx, catalogID string, items []storage
 	if err := rows.Err(); err != nil {
 		return nil, wrap("load item group keys", err)
 	}
+	var fresh []string
 	for _, g := range gids {
-		if _, ok := keys[g]; ok {
-			continue
+		if _, ok := keys[g]; !ok && !slices.Contains(fresh, g) {
+			fresh = append(fresh, g)
 		}
-		var key string
-		if err := tx.QueryRow(ctx, `SELECT aviary_next_id()::text`).Scan(&key); err != nil {
-			return nil, wrap("new item group key", err)
-		}
-		keys[g] = key
+	}
+	if len(fresh) == 0 {
+		return keys, nil
+	}
+	// One round trip for every new group's key.
+	var newKeys []string
+	if err := tx.QueryRow(ctx, `SELECT array_agg(aviary_next_id()::text) FROM generate_series(1, $1::int)`, len(fresh)).Scan(&newKeys); err != nil {
+		return nil, wrap("new item group keys", err)
+	}
+	for i, g := range fresh {
+		keys[g] = newKeys[i]
 	}
 	return keys, nil
 }

@@ -46,4 +46,6 @@ CREATE TABLE products (
 );
 CREATE INDEX products_catalog_seq ON products(catalog_id, seq);
 CREATE INDEX products_group ON products(catalog_id, item_group_key, seq) WHERE item_group_key IS NOT NULL;
+-- An upsert finds the key of each item_group_id it names.
+CREATE INDEX products_group_id ON products(catalog_id, item_group_id, seq) WHERE item_group_id IS NOT NULL;
 CREATE INDEX products_awaiting_images ON products(images_swept_at NULLS FIRST, updated_at) WHERE images_checked_version < version;
