@@ -110,7 +110,7 @@ func sha256Hex(s string) string {
 // when retried; sharing over /5/; a product's image check (its image link
 // resolves to loopback: refused without a connection) settles it.
 func TestAudiencesTwitterAdsClient(t *testing.T) {
-	s := newStack(t, stackOptions{driver: "local", workers: 1})
+	s := newStack(t, stackOptions{driver: "local", workers: 1, env: []string{clientTestTimeout}})
 	modules := npmPackage(t, twitterAdsPackage, twitterAdsVersion)
 	userID, err := strconv.ParseInt(s.creds.UserID, 10, 64)
 	if err != nil {

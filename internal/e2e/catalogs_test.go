@@ -147,7 +147,7 @@ func TestCatalogImageChecks(t *testing.T) {
 	targetAddr, accepted := refusedTarget(t)
 	images := catalogImageServer(t, "http://"+targetAddr+"/secret.png")
 	imagesAddr := strings.TrimPrefix(images.URL, "http://")
-	s := newStack(t, stackOptions{driver: "local", workers: 1, env: []string{"AVIARY_FETCH_ALLOWLIST=" + imagesAddr}})
+	s := newStack(t, stackOptions{driver: "local", workers: 1, env: []string{"AVIARY_FETCH_ALLOWLIST=" + imagesAddr, clientTestTimeout}})
 
 	created := s.catalogCall(http.MethodPost, "/12/product_catalogs?"+url.Values{"name": {"e2e"}, "user_id": {s.creds.UserID}}.Encode(), nil)
 	catalog, _ := created.Body["data"].(map[string]any)
