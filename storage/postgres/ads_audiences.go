@@ -24,9 +24,12 @@ const audienceVisible = `(a.owner_account_id = $1 OR p.id IS NOT NULL)`
 
 // audienceColumns are read by scanAudience. The size leaves out members
 // already expired that the expiry sweep has not removed yet, so an expired
-// member never counts (audience_size itself counts every member row).
+// member never counts (audience_size itself counts every member row); the
+// members are counted only once members_expire_at says some may have
+// expired.
 const audienceColumns = `a.id, a.owner_account_id, a.name, a.description, a.audience_type, a.partner_source,
-	a.audience_size - (SELECT count(*) FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= now()),
+	a.audience_size - CASE WHEN a.members_expire_at <= now() THEN
+		(SELECT count(*) FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= now()) ELSE 0 END,
 	COALESCE(p.permission_level, 'READ_WRITE'),
 	(SELECT count(*) FROM custom_audience_batches b WHERE b.custom_audience_id = a.id AND b.state = 'PENDING'),
 	a.created_at, a.updated_at, a.deleted, p.id IS NULL`
@@ -343,8 +346,9 @@ func applyBatch(ctx context.Context, tx pgx.Tx, batchID string, check func([]sto
 	if res.Added, res.Removed, err = applyOperations(ctx, tx, res.Audience, res.SizeNow, ops); err != nil {
 		return res, err
 	}
-	err = tx.QueryRow(ctx, `UPDATE custom_audiences SET audience_size = audience_size + $2 WHERE id = $1 RETURNING audience_size`,
-		res.Audience, res.Added-res.Removed).Scan(&res.SizeNow)
+	err = tx.QueryRow(ctx, `UPDATE custom_audiences SET audience_size = audience_size + $2,
+			members_expire_at = LEAST(members_expire_at, $3) WHERE id = $1 RETURNING audience_size`,
+		res.Audience, res.Added-res.Removed, earliestExpiry(ops)).Scan(&res.SizeNow)
 	if err != nil {
 		return res, wrap("count custom audience "+res.Audience, err)
 	}
@@ -515,11 +519,10 @@ func (db *DB) MarkAudienceBatchesSwept(ctx context.Context, ids []string, now ti
 // AudiencesWithExpiredMembers returns up to limit audiences holding
 // members expired at now.
 func (db *DB) AudiencesWithExpiredMembers(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	// One index probe per audience (custom_audience_members_expiry), not a
-	// scan of every member.
-	rows, err := db.pool.Query(ctx, `SELECT a.id FROM custom_audiences a WHERE EXISTS (
-			SELECT 1 FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= $1)
-		LIMIT $2`, now, limit)
+	// The audiences whose earliest expiry has passed (an index range), not
+	// a scan of the members.
+	rows, err := db.pool.Query(ctx, `SELECT id FROM custom_audiences WHERE members_expire_at <= $1
+		ORDER BY members_expire_at LIMIT $2`, now, limit)
 	if err != nil {
 		return nil, wrap("list custom audiences with expired members", err)
 	}
@@ -545,13 +548,35 @@ func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID strin
 		if err != nil {
 			return wrap("delete expired members of custom audience "+audienceID, err)
 		}
-		_, err = tx.Exec(ctx, `UPDATE custom_audiences SET audience_size = audience_size - $2 WHERE id = $1`, audienceID, n)
+		// When this round removed every expired member, the earliest expiry
+		// is that of the members left (one pass over them, once per expiry).
+		_, err = tx.Exec(ctx, `UPDATE custom_audiences SET audience_size = audience_size - $2,
+				members_expire_at = CASE WHEN $2 < $3 THEN (SELECT min(expires_at) FROM custom_audience_members WHERE audience_id = $1)
+					ELSE members_expire_at END
+			WHERE id = $1`, audienceID, n, limit)
 		return wrap("lower size of custom audience "+audienceID, err)
 	})
 	if err != nil {
 		return 0, fmt.Errorf("remove expired members of custom audience %s: %w", audienceID, err)
 	}
 	return n, nil
+}
+
+// earliestExpiry is the earliest expires_at of the members ops add (nil
+// when it adds none): the batch lowers its audience's members_expire_at
+// to it.
+func earliestExpiry(ops []storage.AudienceOperation) *time.Time {
+	var earliest *time.Time
+	for _, op := range ops {
+		if op.Type != storage.AudienceUpdate || len(op.Keys) == 0 {
+			continue
+		}
+		if earliest == nil || op.ExpiresAt.Before(*earliest) {
+			at := op.ExpiresAt
+			earliest = &at
+		}
+	}
+	return earliest
 }
 
 // operationsVersion is the first byte of an encoded batch.

@@ -231,6 +231,11 @@ func TestAudienceExpiredMembers(t *testing.T) {
 		WHERE audience_id = $1 AND member_key = ANY($2)`, aud.ID, expired); err != nil {
 		t.Fatal(err)
 	}
+	// ... and the audience's earliest expiry with them, as the batch that
+	// set those expiries would have.
+	if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
+		t.Fatal(err)
+	}
 	sizes := func() (stored, rows, shown int64) {
 		t.Helper()
 		if err := conn.QueryRow(ctx, `SELECT audience_size, (SELECT count(*) FROM custom_audience_members WHERE audience_id = $1)
@@ -267,6 +272,9 @@ func TestAudienceExpiredMembers(t *testing.T) {
 		WHERE audience_id = $1`, aud.ID); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
+		t.Fatal(err)
+	}
 	b2, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: aud.OwnerAccountID, AudienceID: aud.ID, IdempotencyKey: "k2",
 		BodySHA256: "k2", RetryWindow: time.Hour, Operations: []storage.AudienceOperation{
 			operation(storage.AudienceUpdate, "m1"), operation(storage.AudienceDelete, "m2")}})
@@ -285,5 +293,38 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	}
 	if stored, rows, shown := sizes(); stored != 1 || rows != 1 || shown != 1 {
 		t.Errorf("after the second sweep: stored %d, rows %d, shown %d; want 1, 1, 1", stored, rows, shown)
+	}
+}
+
+// TestEarliestExpiryFollowsBatches: a batch lowers its audience's earliest
+// expiry to its members' (so the expiry sweep and readers find expired
+// members without an index on every member's expiry); the sweep removes
+// them and recomputes it from the members left.
+func TestEarliestExpiryFollowsBatches(t *testing.T) {
+	soon, later := operation(storage.AudienceUpdate, "s0", "s1"), operation(storage.AudienceUpdate, "l0")
+	soon.ExpiresAt = time.Now().Add(-time.Second) // already past: what a clock moving on does
+	later.ExpiresAt = time.Now().Add(time.Hour)
+	db, aud, b := recordFor(t, soon, later)
+	ctx := context.Background()
+	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+		t.Fatal(err)
+	}
+	due, err := db.AudiencesWithExpiredMembers(ctx, time.Now(), 10)
+	if err != nil || len(due) != 1 || due[0] != aud.ID {
+		t.Fatalf("due audiences %v, %v; want %s", due, err, aud.ID)
+	}
+	if v, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false); err != nil || v.AudienceSize != 1 {
+		t.Fatalf("shown size %d, %v; want 1 (two members expired)", v.AudienceSize, err)
+	}
+	s := &sweep.Sweeper[string]{Source: &Expiry{Store: db}, Clock: time.Now}
+	if err := s.Tick(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := db.AudiencesWithExpiredMembers(ctx, time.Now(), 10); err != nil || len(due) != 0 {
+		t.Fatalf("due after the sweep %v, %v; want none", due, err)
+	}
+	if due, err := db.AudiencesWithExpiredMembers(ctx, later.ExpiresAt.Add(time.Second), 10); err != nil || len(due) != 1 {
+		t.Fatalf("due once the later member expires %v, %v; want the audience", due, err)
 	}
 }

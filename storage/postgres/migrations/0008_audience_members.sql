@@ -55,9 +55,13 @@ CREATE TABLE custom_audience_members (
   updated_at   timestamptz NOT NULL DEFAULT now(),
   PRIMARY KEY (audience_id, member_key)
 );
--- The expired members of an audience: subtracted by readers, found and
--- deleted by the expiry sweep.
-CREATE INDEX custom_audience_members_expiry ON custom_audience_members(audience_id, expires_at);
+-- members_expire_at is no later than the earliest expires_at of the
+-- audience's members (NULL: no members). It is lowered by every batch
+-- that adds members and recomputed by the expiry sweep, so readers and the
+-- sweep look at an audience's members only once some may have expired: no
+-- index on the members' expiry, whose upkeep would slow every batch.
+ALTER TABLE custom_audiences ADD COLUMN members_expire_at timestamptz;
+CREATE INDEX custom_audiences_members_expire ON custom_audiences(members_expire_at) WHERE members_expire_at IS NOT NULL;
 
 CREATE FUNCTION custom_audience_members_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
