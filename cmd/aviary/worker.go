@@ -123,7 +123,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	doNotReachExpiry := &sweep.Sweeper[string]{
-		Source: &donotreach.Expiry{Store: b.db, Logger: log.With("component", "expiry")},
+		Source: donotreach.Expiry(b.db, log.With("component", "expiry")),
 		Queue:  queue, Locker: locker,
 		Logger: log.With("component", "expiry"), Interval: donotreach.ExpiryInterval,
 	}
@@ -144,7 +144,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}, &sweep.Sweeper[string]{
-		Source: &audiences.Expiry{Store: b.db, Logger: log.With("component", "expiry")},
+		Source: audiences.Expiry(b.db, log.With("component", "expiry")),
 		Queue:  queue, Locker: locker,
 		Logger: log.With("component", "expiry"), Interval: audiences.ExpiryInterval,
 	})

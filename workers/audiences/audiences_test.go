@@ -256,7 +256,7 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	if stored, rows, shown := sizes(); stored != 5 || rows != 5 || shown != 3 {
 		t.Fatalf("before the sweep: stored %d, rows %d, shown %d; want 5, 5, 3", stored, rows, shown)
 	}
-	s := &sweep.Sweeper[string]{Source: &Expiry{Store: db}, Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatalf("tick: %v", err)
 	}
@@ -317,7 +317,7 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if v, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false); err != nil || v.AudienceSize != 1 {
 		t.Fatalf("shown size %d, %v; want 1 (two members expired)", v.AudienceSize, err)
 	}
-	s := &sweep.Sweeper[string]{Source: &Expiry{Store: db}, Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}

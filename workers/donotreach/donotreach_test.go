@@ -182,7 +182,7 @@ func TestExpirySweepRemovesExpired(t *testing.T) {
 		WHERE list_id = $1 AND member_key IN (SELECT member_key FROM do_not_reach_entries WHERE list_id = $1 LIMIT 4)`, e.list); err != nil {
 		t.Fatalf("expire: %v", err)
 	}
-	s := &sweep.Sweeper[string]{Source: &donotreach.Expiry{Store: e.db}}
+	s := &sweep.Sweeper[string]{Source: donotreach.Expiry(e.db, nil)}
 	if err := s.Tick(t.Context()); err != nil {
 		t.Fatalf("tick: %v", err)
 	}

@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/hibiken/asynq"
-
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
@@ -24,50 +22,12 @@ type ExpiryStore interface {
 	RemoveExpiredDoNotReachEntries(ctx context.Context, listID string, now time.Time, limit int) (int64, error)
 }
 
-// Expiry is the scheduled cleanup of do-not-reach entries, a sweep source
-// that enqueues nothing: each tick, for every list holding expired
-// entries, it deletes them and lowers the list's list_size in the same
-// transaction.
-type Expiry struct {
-	Store  ExpiryStore
-	Logger *slog.Logger
-}
-
-var _ sweep.Source[string] = (*Expiry)(nil)
-
-// Name implements sweep.Source.
-func (e *Expiry) Name() string { return "donotreach-expiry" }
-
-// Due implements sweep.Source: ids of lists with entries expired at now.
-func (e *Expiry) Due(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	return e.Store.DoNotReachListsWithExpired(ctx, now, limit)
-}
-
-// Check implements sweep.Source: it removes the list's expired entries.
-func (e *Expiry) Check(ctx context.Context, listID string, now time.Time) (*sweep.Work, error) {
-	n, err := e.Store.RemoveExpiredDoNotReachEntries(ctx, listID, now, expiryChunk)
-	if err != nil {
-		return nil, err
-	}
-	if n > 0 {
-		e.logger().InfoContext(ctx, "expired do-not-reach entries removed", "list_id", listID, "count", n)
-	}
-	return nil, nil
-}
-
-// Enqueued implements sweep.Source; Expiry enqueues nothing.
-func (e *Expiry) Enqueued(context.Context, string, time.Time) error { return nil }
-
-// Abandoned implements sweep.Source; Expiry enqueues nothing.
-func (e *Expiry) Abandoned(context.Context, string, *asynq.TaskInfo, time.Time) error { return nil }
-
-// Swept implements sweep.Source: removing the entries took the lists out
-// of Due.
-func (e *Expiry) Swept(context.Context, []string, time.Time) error { return nil }
-
-func (e *Expiry) logger() *slog.Logger {
-	if e.Logger != nil {
-		return e.Logger
-	}
-	return slog.Default()
+// Expiry is the scheduled cleanup of do-not-reach entries: each tick, for
+// every list holding expired entries, it deletes them and lowers the
+// list's list_size in the same transaction.
+func Expiry(store ExpiryStore, log *slog.Logger) *sweep.Cleanup {
+	return &sweep.Cleanup{Label: "donotreach-expiry", Pending: store.DoNotReachListsWithExpired, Logger: log,
+		Clean: func(ctx context.Context, id string, now time.Time) (int64, error) {
+			return store.RemoveExpiredDoNotReachEntries(ctx, id, now, expiryChunk)
+		}}
 }
