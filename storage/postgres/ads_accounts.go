@@ -205,15 +205,8 @@ func (db *DB) ListAccountApps(ctx context.Context, accountID string, opts storag
 
 // AdAccountFeatures lists the account's features in name order.
 func (db *DB) AdAccountFeatures(ctx context.Context, accountID string) ([]string, error) {
-	rows, err := db.pool.Query(ctx, `SELECT feature FROM ad_account_features WHERE account_id = $1 ORDER BY feature`, accountID)
-	if err != nil {
-		return nil, wrap("list features of account "+accountID, err)
-	}
-	features, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		return nil, wrap("list features of account "+accountID, err)
-	}
-	return features, nil
+	return queryStrings(ctx, db.pool, "list features of account "+accountID,
+		`SELECT feature FROM ad_account_features WHERE account_id = $1 ORDER BY feature`, accountID)
 }
 
 // SetAdAccountFeature grants (on) or withdraws a feature of the account

@@ -521,13 +521,8 @@ func (db *DB) MarkAudienceBatchesSwept(ctx context.Context, ids []string, now ti
 func (db *DB) AudiencesWithExpiredMembers(ctx context.Context, now time.Time, limit int) ([]string, error) {
 	// The audiences whose earliest expiry has passed (an index range), not
 	// a scan of the members.
-	rows, err := db.pool.Query(ctx, `SELECT id FROM custom_audiences WHERE members_expire_at <= $1
-		ORDER BY members_expire_at LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, wrap("list custom audiences with expired members", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, wrap("list custom audiences with expired members", err)
+	return queryStrings(ctx, db.pool, "list custom audiences with expired members",
+		`SELECT id FROM custom_audiences WHERE members_expire_at <= $1 ORDER BY members_expire_at LIMIT $2`, now, limit)
 }
 
 // RemoveExpiredAudienceMembers deletes up to limit members of the audience

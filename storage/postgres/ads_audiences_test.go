@@ -2,7 +2,6 @@ package postgres_test
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"reflect"
 	"testing"
@@ -14,14 +13,6 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
-
-func memberKey(kind byte, v string) storage.MemberKey {
-	var k storage.MemberKey
-	k[0] = kind
-	sum := sha256.Sum256([]byte(v))
-	copy(k[1:], sum[:])
-	return k
-}
 
 func acceptAll([]storage.AudienceOperation) error { return nil }
 
@@ -40,7 +31,7 @@ func TestAudienceBatchApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	a, b, c := memberKey(storage.IdentEmail, "a"), memberKey(storage.IdentHandle, "b"), memberKey(storage.IdentPartnerUserID, "c")
+	a, b, c := factory.MemberKey(storage.IdentEmail, "a"), factory.MemberKey(storage.IdentHandle, "b"), factory.MemberKey(storage.IdentPartnerUserID, "c")
 	steps := []struct {
 		name      string
 		ops       []storage.AudienceOperation
@@ -53,7 +44,7 @@ func TestAudienceBatchApply(t *testing.T) {
 		}, 2, 2},
 		{"refresh, add, delete", []storage.AudienceOperation{
 			{Type: storage.AudienceUpdate, Users: 2, Keys: []storage.MemberKey{a, c}},
-			{Type: storage.AudienceDelete, Users: 1, Keys: []storage.MemberKey{b, memberKey(storage.IdentEmail, "never")}},
+			{Type: storage.AudienceDelete, Users: 1, Keys: []storage.MemberKey{b, factory.MemberKey(storage.IdentEmail, "never")}},
 		}, 2, 1},
 		{"update then delete the same key", []storage.AudienceOperation{
 			{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{b}},
@@ -130,7 +121,7 @@ func TestAudienceBatchRecordRules(t *testing.T) {
 		VALUES ($1, $2, 'READ_ONLY')`, aud.ID, reader.ID); err != nil {
 		t.Fatal(err)
 	}
-	ops := []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{memberKey(storage.IdentEmail, "x")},
+	ops := []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(storage.IdentEmail, "x")},
 		EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}
 	n := storage.NewAudienceBatch{AccountID: owner.ID, AudienceID: aud.ID, IdempotencyKey: "k", BodySHA256: "body",
 		RetryWindow: time.Hour, Operations: ops}
@@ -173,7 +164,7 @@ func TestAudienceBatchesDue(t *testing.T) {
 	var ids []string
 	for _, key := range []string{"one", "two", "three"} {
 		b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: key,
-			Operations: []storage.AudienceOperation{{Type: storage.AudienceDelete, Users: 1, Keys: []storage.MemberKey{memberKey(1, key)}}}})
+			Operations: []storage.AudienceOperation{{Type: storage.AudienceDelete, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(1, key)}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -221,7 +212,7 @@ func TestAudienceBatchKeyPerAccount(t *testing.T) {
 	record := func(acct, key, body string) (storage.AudienceBatch, error) {
 		return db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct, AudienceID: aud.ID, IdempotencyKey: key,
 			BodySHA256: body, RetryWindow: time.Hour, Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1,
-				Keys: []storage.MemberKey{memberKey(storage.IdentEmail, acct+body)}, EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
+				Keys: []storage.MemberKey{factory.MemberKey(storage.IdentEmail, acct+body)}, EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
 	}
 	first, err := record(owner.ID, "k", "one")
 	if err != nil {
@@ -267,7 +258,7 @@ func TestAudienceRecordDuringApply(t *testing.T) {
 	}
 	batch := func(key string) storage.NewAudienceBatch {
 		return storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: key, BodySHA256: key, RetryWindow: time.Hour,
-			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{memberKey(storage.IdentEmail, key)},
+			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(storage.IdentEmail, key)},
 				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}}
 	}
 	first, err := db.RecordAudienceBatch(ctx, batch("first"))

@@ -318,12 +318,8 @@ func (db *DB) FailDoNotReachBatch(ctx context.Context, id string, now time.Time)
 // DoNotReachListsWithExpired returns up to limit lists holding entries
 // expired at now.
 func (db *DB) DoNotReachListsWithExpired(ctx context.Context, now time.Time, limit int) ([]string, error) {
-	rows, err := db.pool.Query(ctx, `SELECT DISTINCT list_id FROM do_not_reach_entries WHERE expires_at <= $1 LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, wrap("list do-not-reach lists with expired entries", err)
-	}
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return ids, wrap("list do-not-reach lists with expired entries", err)
+	return queryStrings(ctx, db.pool, "list do-not-reach lists with expired entries",
+		`SELECT DISTINCT list_id FROM do_not_reach_entries WHERE expires_at <= $1 LIMIT $2`, now, limit)
 }
 
 // RemoveExpiredDoNotReachEntries deletes up to limit entries of the list

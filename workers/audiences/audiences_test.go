@@ -2,7 +2,6 @@ package audiences
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"strings"
 	"testing"
@@ -19,25 +18,17 @@ import (
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
-func key(kind byte, v string) storage.MemberKey {
-	var k storage.MemberKey
-	k[0] = kind
-	sum := sha256.Sum256([]byte(v))
-	copy(k[1:], sum[:])
-	return k
-}
-
 func TestCheckContent(t *testing.T) {
 	tests := []struct {
 		name string
 		keys []storage.MemberKey
 		want string // "" for accepted, else a part of the error
 	}{
-		{"normalized digests", []storage.MemberKey{key(storage.IdentEmail, "jane@example.com"), key(storage.IdentHandle, "adsapi")}, ""},
-		{"empty email", []storage.MemberKey{key(storage.IdentEmail, "a@b.c"), key(storage.IdentEmail, "")}, `identifier 1 (email) is the SHA-256 of ""`},
-		{"blank phone", []storage.MemberKey{key(storage.IdentPhoneNumber, " ")}, "phone_number"},
-		{"placeholder handle", []storage.MemberKey{key(storage.IdentHandle, "null")}, `"null"`},
-		{"partner ids are exempt", []storage.MemberKey{key(storage.IdentPartnerUserID, "")}, ""},
+		{"normalized digests", []storage.MemberKey{factory.MemberKey(storage.IdentEmail, "jane@example.com"), factory.MemberKey(storage.IdentHandle, "adsapi")}, ""},
+		{"empty email", []storage.MemberKey{factory.MemberKey(storage.IdentEmail, "a@b.c"), factory.MemberKey(storage.IdentEmail, "")}, `identifier 1 (email) is the SHA-256 of ""`},
+		{"blank phone", []storage.MemberKey{factory.MemberKey(storage.IdentPhoneNumber, " ")}, "phone_number"},
+		{"placeholder handle", []storage.MemberKey{factory.MemberKey(storage.IdentHandle, "null")}, `"null"`},
+		{"partner ids are exempt", []storage.MemberKey{factory.MemberKey(storage.IdentPartnerUserID, "")}, ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -73,7 +64,7 @@ func TestSweepReenqueuesLostBatch(t *testing.T) {
 	}
 	record := func(k string) storage.AudienceBatch {
 		b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: k,
-			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{key(1, k)},
+			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(1, k)},
 				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +128,7 @@ func recordFor(t *testing.T, ops ...storage.AudienceOperation) (*postgres.DB, st
 func operation(kind string, values ...string) storage.AudienceOperation {
 	op := storage.AudienceOperation{Type: kind, Users: len(values), EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}
 	for _, v := range values {
-		op.Keys = append(op.Keys, key(storage.IdentEmail, v))
+		op.Keys = append(op.Keys, factory.MemberKey(storage.IdentEmail, v))
 	}
 	return op
 }
@@ -190,7 +181,7 @@ func TestWorkerFailsMidTransaction(t *testing.T) {
 // audience stops showing it in flight.
 func TestWorkerContentCheck(t *testing.T) {
 	bad := operation(storage.AudienceUpdate, "a@example.com")
-	bad.Keys = append(bad.Keys, key(storage.IdentPhoneNumber, ""))
+	bad.Keys = append(bad.Keys, factory.MemberKey(storage.IdentPhoneNumber, ""))
 	db, aud, b := recordFor(t, bad)
 	ctx := context.Background()
 	p := &Processor{Store: db}
@@ -224,7 +215,7 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	defer conn.Close(ctx)
 	expired := [][]byte{}
 	for _, v := range []string{"m0", "m3"} {
-		k := key(storage.IdentEmail, v)
+		k := factory.MemberKey(storage.IdentEmail, v)
 		expired = append(expired, k[:])
 	}
 	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second'

@@ -2,6 +2,7 @@ package factory
 
 import (
 	"context"
+	"crypto/sha256"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -92,4 +93,15 @@ func insertID(t testing.TB, db *postgres.DB, what, sql string, args ...any) stri
 		t.Fatalf("factory: insert %s: %v", what, err)
 	}
 	return id
+}
+
+// MemberKey is the audience member key of value v of an identifier kind
+// (storage.IdentEmail, ...): the kind and the SHA-256 of v, as the batch
+// parser stores a digest a client sent.
+func MemberKey(kind byte, v string) storage.MemberKey {
+	var k storage.MemberKey
+	k[0] = kind
+	sum := sha256.Sum256([]byte(v))
+	copy(k[1:], sum[:])
+	return k
 }
