@@ -9,7 +9,9 @@ type App struct {
 	ConsumerKey    string
 	ConsumerSecret string
 	CallbackURL    string
-	CreatedAt      time.Time
+	// Tier is TierSelfServe or TierEnterprise.
+	Tier      string
+	CreatedAt time.Time
 }
 
 // UserState values used by compliance: a user may be protected and suspended
@@ -23,7 +25,37 @@ type User struct {
 	SuspendedAt   *time.Time
 	DeactivatedAt *time.Time
 	DeletedAt     *time.Time
+	Profile
 }
+
+// Profile is what a user shows of themself (GET /2/users).
+type Profile struct {
+	Description     string
+	Location        string
+	URL             string
+	ProfileImageURL string
+	PinnedPostID    int64 // 0: none
+	Verified        bool
+	Premium         bool
+	// CountryCode is the profile country (ISO 3166-1 alpha-2; "" unknown).
+	CountryCode string
+}
+
+// UserMetrics are a user's public counters.
+type UserMetrics struct {
+	Posts     int64 // live posts, reposts included
+	Likes     int64 // posts the user liked
+	Followers int64
+	Following int64
+	Listed    int64
+}
+
+// App tiers: programmatic replies of self-serve apps are allowed only where
+// the original author summoned the replier (spec "Limits").
+const (
+	TierSelfServe  = "self-serve"
+	TierEnterprise = "enterprise"
+)
 
 // UserStates names the account states an operator can set.
 var UserStates = []string{"active", "protected", "unprotected", "suspended", "unsuspended", "deactivated", "reactivated", "deleted"}

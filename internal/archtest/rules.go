@@ -57,6 +57,9 @@ var Rules = []Rule{
 	{Name: "validation-leaf", Pkgs: pkgs("validation"), Files: All,
 		Allow:  anyOf(std, ext("github.com/go-playground/validator/v10")),
 		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
+	{Name: "storage-text-leaves", Pkgs: pkgs("storage/searchquery", "storage/posttext"), Files: All,
+		Allow:  anyOf(std, pkgs("storage")),
+		Reason: "the search query language and post text rules are leaves: standard library and the storage records only (docs/search.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
@@ -80,7 +83,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/apierr, api/auth, storage, storage/ids, storage/blob, tasks, validation (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/apierr, api/auth, storage, storage/ids, storage/blob, storage/searchquery, storage/posttext, tasks, validation (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
@@ -101,7 +104,7 @@ var apiKit = pkgs("api", "api/httpx", "api/apierr", "api/auth", "api/ratelimit",
 
 // featureKit are the module packages a feature may import.
 var featureKit = pkgs("api/httpx", "api/apierr", "api/auth", "api/ads/adsx",
-	"storage", "storage/ids", "storage/blob", "tasks", "validation")
+	"storage", "storage/ids", "storage/blob", "storage/searchquery", "storage/posttext", "tasks", "validation")
 
 // featureTestKit are the module packages a feature's tests may import on
 // top of featureKit.
