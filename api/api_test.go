@@ -25,6 +25,8 @@ import (
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
+	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/ids"
@@ -73,7 +75,9 @@ func testModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Log
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: db, Blobs: blobs, Validator: val, Problems: w, Logger: log}),
 		Media:      media.New(media.Deps{Store: db, Blobs: blobs, Validator: val, Logger: log}),
-		Posts:      posts.New(posts.Deps{Store: db, Validator: val}),
+		Posts:      posts.New(posts.Deps{Store: db, Validator: val, Problems: w}),
+		Users:      users.New(users.Deps{Store: db, Problems: w}),
+		Search:     search.New(search.Deps{Store: db}),
 	}
 }
 

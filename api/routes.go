@@ -25,6 +25,8 @@ import (
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
+	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/users"
 )
 
 // Modules are the API's features; cmd builds each from the backends. A nil
@@ -33,6 +35,8 @@ type Modules struct {
 	Compliance *compliance.Module
 	Media      *media.Module
 	Posts      *posts.Module
+	Users      *users.Module
+	Search     *search.Module
 	Ads        AdsModules
 }
 
@@ -95,7 +99,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

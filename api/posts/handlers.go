@@ -1,54 +1,22 @@
 package posts
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"unicode"
-	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/posttext"
 )
 
-// maxPostChars is the post length limit (weighted counting comes with the
-// posts issue; until then every character counts as one).
-const maxPostChars = 280
-
-type createRequest struct {
-	Text            *string       `json:"text"`
-	PaidPartnership bool          `json:"paid_partnership,omitempty"`
-	Media           *mediaRequest `json:"media,omitempty"`
-}
-
-func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
-	var req createRequest
-	if err := httpx.Bind(r, m.Validator, &req); err != nil {
-		return err
-	}
-	if err := checkText(req); err != nil {
-		return err
-	}
-	p := httpx.Principal(r)
-	mediaIDs, err := m.attachments(r.Context(), p.User.ID, req.Media, m.Clock().UTC())
-	if err != nil {
-		return err
-	}
-	text := ""
-	if req.Text != nil {
-		text = *req.Text
-	}
-	post, err := m.Store.CreatePost(r.Context(), storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: text,
-		PaidPartnership: req.PaidPartnership, MediaIDs: mediaIDs})
-	if err != nil {
-		return fmt.Errorf("create post: %w", err)
-	}
-	return httpx.WriteJSON(w, http.StatusCreated, createResponse{Data: createdPost{ID: httpx.FormatID(post.ID), Text: post.Text}})
-}
-
 // checkText checks the post's text: required unless the post carries media
-// (as on the platform), and when given, visible and within maxPostChars.
+// (as on the platform), and when given, visible and within the platform's
+// weighted length (docs/post-text.md).
 func checkText(req createRequest) error {
 	if req.Text == nil || *req.Text == "" {
 		if req.Media != nil {
@@ -59,8 +27,8 @@ func checkText(req createRequest) error {
 	if blank(*req.Text) {
 		return apierr.InvalidParam("text", "The `text` field must contain at least one visible character, not only whitespace.", *req.Text)
 	}
-	if n := utf8.RuneCountInString(*req.Text); n > maxPostChars {
-		return apierr.InvalidParam("text", fmt.Sprintf("The `text` field is %d characters long; the limit is %d.", n, maxPostChars))
+	if n := posttext.WeightedLength(*req.Text); n > posttext.MaxWeightedLength {
+		return apierr.InvalidParam("text", fmt.Sprintf("The `text` field is %d characters long as the platform counts them; the limit is %d.", n, posttext.MaxWeightedLength))
 	}
 	return nil
 }
@@ -102,4 +70,32 @@ func (m *Module) delete(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("delete post %d: %w", id, err)
 	}
 	return httpx.WriteJSON(w, http.StatusOK, deleteResponse{Data: deleted{Deleted: true}})
+}
+
+// postWithAuthor loads post id and its author; a zero post when there is
+// no such post.
+func (m *Module) postWithAuthor(ctx context.Context, id int64) (storage.Post, storage.User, error) {
+	found, err := m.Store.PostsByIDs(ctx, []int64{id})
+	if err != nil {
+		return storage.Post{}, storage.User{}, fmt.Errorf("load post %d: %w", id, err)
+	}
+	if len(found) == 0 {
+		return storage.Post{}, storage.User{}, nil
+	}
+	authors, err := m.Store.UsersByIDs(ctx, []int64{found[0].AuthorID})
+	if err != nil || len(authors) == 0 {
+		return storage.Post{}, storage.User{}, fmt.Errorf("load author of post %d: %w", id, err)
+	}
+	return found[0], authors[0], nil
+}
+
+func formatIDs(list []int64, self int64) []string {
+	if len(list) == 0 {
+		return []string{ids.Format(self)}
+	}
+	out := make([]string, len(list))
+	for i, id := range list {
+		out[i] = ids.Format(id)
+	}
+	return out
 }

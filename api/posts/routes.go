@@ -1,12 +1,16 @@
 // Package posts serves the post ("tweet") endpoints: creating a post as a
-// user, with media attachments (media.go), and deleting one's own posts.
+// user (replies, quotes, edits, media attachments), looking posts up with
+// fields and expansions, deleting one's own posts, and likes and reposts
+// (docs/posts.md).
 package posts
 
 import (
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -14,18 +18,25 @@ import (
 type Deps struct {
 	Store     Store
 	Validator *validation.Validator
+	Problems  objects.ProblemRenderer
 	Clock     func() time.Time
 }
 
 // Module is the posts feature.
-type Module struct{ Deps }
+type Module struct {
+	Deps
+	Hydrator *objects.Hydrator
+}
 
 // New builds the module.
 func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d}
+	if d.Problems == nil {
+		d.Problems = apierr.Writer{}
+	}
+	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
 // Routes lists the post endpoints.
@@ -43,6 +54,46 @@ func (m *Module) Routes() []httpx.Endpoint {
 			Auth:    auth.UserContext.Writes(),
 			Limit:   httpx.Limit{Name: "tweets_delete", Requests: 50, Scope: httpx.PerUser},
 			Handle:  m.delete,
+		},
+		{
+			Pattern: "GET /2/tweets",
+			Auth:    auth.AppOrUser,
+			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
+			Query:   append([]string{"ids"}, objects.TweetParams...),
+			Handle:  m.lookup,
+		},
+		{
+			Pattern: "GET /2/tweets/{id}",
+			Auth:    auth.AppOrUser,
+			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
+			Query:   objects.TweetParams,
+			Handle:  m.lookupOne,
+		},
+		{
+			Pattern: "POST /2/users/{id}/likes",
+			Auth:    auth.UserContext.Writes(),
+			Limit:   httpx.Limit{Name: "likes_create", Requests: 1000, Window: 24 * time.Hour, Scope: httpx.PerUser},
+			Body:    httpx.JSONBody(httpx.DefaultMaxBody),
+			Handle:  m.like,
+		},
+		{
+			Pattern: "DELETE /2/users/{id}/likes/{tweet_id}",
+			Auth:    auth.UserContext.Writes(),
+			Limit:   httpx.Limit{Name: "likes_delete", Requests: 1000, Window: 24 * time.Hour, Scope: httpx.PerUser},
+			Handle:  m.unlike,
+		},
+		{
+			Pattern: "POST /2/users/{id}/retweets",
+			Auth:    auth.UserContext.Writes(),
+			Limit:   httpx.Limit{Name: "retweets_create", Requests: 50, Scope: httpx.PerUser},
+			Body:    httpx.JSONBody(httpx.DefaultMaxBody),
+			Handle:  m.repost,
+		},
+		{
+			Pattern: "DELETE /2/users/{id}/retweets/{source_tweet_id}",
+			Auth:    auth.UserContext.Writes(),
+			Limit:   httpx.Limit{Name: "retweets_delete", Requests: 50, Scope: httpx.PerUser},
+			Handle:  m.unrepost,
 		},
 	}
 }

@@ -4,17 +4,24 @@ import (
 	"context"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/storage"
 )
 
 // Store is the record access the post endpoints need (storage/postgres.DB
 // satisfies it).
 type Store interface {
+	objects.Store
 	CreatePost(ctx context.Context, p storage.Post) (storage.Post, error)
+	// EditPost stores p as the version after previousID; storage.ErrConflict
+	// when previousID may no longer be edited.
+	EditPost(ctx context.Context, previousID int64, p storage.Post, now time.Time) (storage.Post, error)
 	PostByID(ctx context.Context, id int64) (storage.Post, error)
 	DeletePost(ctx context.Context, id int64, at time.Time) (storage.Post, error)
-	// MediaByIDs loads the media of ids that exist (attachments).
-	MediaByIDs(ctx context.Context, ids []int64) ([]storage.Media, error)
+	Like(ctx context.Context, userID, postID int64) (bool, error)
+	Unlike(ctx context.Context, userID, postID int64) (bool, error)
+	Repost(ctx context.Context, userID, appID, postID int64) (storage.Post, error)
+	Unrepost(ctx context.Context, userID, postID int64) (bool, error)
 	// UserMediaElevated reports whether a user gets the larger media limits
 	// (premium or verified): the video length an author may post.
 	UserMediaElevated(ctx context.Context, userID int64) (bool, error)

@@ -25,6 +25,8 @@ import (
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
+	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/validation"
@@ -49,9 +51,11 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
-		Media: media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, Validator: val, Logger: log}),
-		Posts: posts.New(posts.Deps{Store: b.apiDB, Validator: val}),
-		Ads:   api.NewAdsModules(kit, b.apiDB),
+		Media:  media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, Validator: val, Logger: log}),
+		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
+		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
+		Search: search.New(search.Deps{Store: b.apiDB}),
+		Ads:    api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 

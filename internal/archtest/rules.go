@@ -83,7 +83,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/apierr, api/auth, storage, storage/ids, storage/blob, storage/searchquery, storage/posttext, tasks, validation (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, storage/searchquery, storage/posttext, tasks, validation (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
@@ -100,10 +100,10 @@ var Rules = []Rule{
 
 // apiKit are the shared packages of the api tier; every other package
 // api/X or api/X/Y is a feature.
-var apiKit = pkgs("api", "api/httpx", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest")
+var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest")
 
 // featureKit are the module packages a feature may import.
-var featureKit = pkgs("api/httpx", "api/apierr", "api/auth", "api/ads/adsx",
+var featureKit = pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
 	"storage", "storage/ids", "storage/blob", "storage/searchquery", "storage/posttext", "tasks", "validation")
 
 // featureTestKit are the module packages a feature's tests may import on

@@ -1,0 +1,155 @@
+// Package objects is the kit that renders the core API's objects (posts,
+// users, media) with the platform's fields and expansions: every endpoint
+// that answers with posts or users (lookup, search, later streams and
+// webhooks) parses its `*.fields` and `expansions` parameters here and
+// hydrates its records with a Hydrator, so they all show the same object
+// the same way (docs/posts-fields.md).
+package objects
+
+import (
+	"maps"
+	"net/http"
+	"net/url"
+	"slices"
+
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// Parameter names.
+const (
+	TweetFieldsParam = "tweet.fields"
+	UserFieldsParam  = "user.fields"
+	MediaFieldsParam = "media.fields"
+	PollFieldsParam  = "poll.fields"
+	PlaceFieldsParam = "place.fields"
+	ExpansionsParam  = "expansions"
+)
+
+// TweetFields are a post's fields: the platform's defaults (id, text,
+// edit_history_tweet_ids) and every name clients send, in the classic
+// ("tweet") spelling and the description's ("post") one.
+var TweetFields = httpx.ObjectFields{
+	Default: []string{"id", "text", "edit_history_tweet_ids"},
+	Allowed: []string{"article", "article_title", "attachments", "author_id", "card_uri", "community_id",
+		"context_annotations", "conversation_id", "created_at", "display_text_range", "edit_controls",
+		"edit_history_tweet_ids", "entities", "geo", "id", "in_reply_to_user_id", "lang", "matched_media_notes",
+		"media_metadata", "non_public_metrics", "note_post", "note_request_suggestions", "note_tweet",
+		"organic_metrics", "paid_partnership", "possibly_sensitive", "promoted_metrics", "public_metrics",
+		"referenced_tweets", "reply_settings", "scopes", "source", "suggested_source_links",
+		"suggested_source_links_with_counts", "text", "withheld"},
+}
+
+// UserFields are a user's fields (defaults id, name, username).
+var UserFields = httpx.ObjectFields{
+	Default: []string{"id", "name", "username"},
+	Allowed: []string{"affiliation", "confirmed_email", "connection_status", "created_at", "description", "entities",
+		"id", "is_identity_verified", "location", "most_recent_tweet_id", "name", "parody", "pinned_tweet_id",
+		"profile_banner_url", "profile_image_url", "protected", "public_metrics", "receives_your_dm",
+		"subscribes_to_you", "subscription", "subscription_type", "url", "username", "verified",
+		"verified_followers_count", "verified_type", "withheld"},
+}
+
+// MediaFields are a media object's fields (defaults media_key, type).
+var MediaFields = httpx.ObjectFields{
+	Default: []string{"media_key", "type"},
+	Allowed: []string{"alt_text", "duration_ms", "height", "media_key", "non_public_metrics", "organic_metrics",
+		"preview_image_url", "promoted_metrics", "public_metrics", "type", "url", "variants", "width"},
+}
+
+// PollFields and PlaceFields are accepted for clients' sake; Aviary has
+// no polls or places to show yet, so they add nothing.
+var (
+	PollFields  = httpx.ObjectFields{Default: []string{"id", "options"}, Allowed: []string{"duration_minutes", "end_datetime", "id", "options", "voting_status"}}
+	PlaceFields = httpx.ObjectFields{Default: []string{"full_name", "id"}, Allowed: []string{"contained_within", "country", "country_code", "full_name", "geo", "id", "name", "place_type"}}
+)
+
+// Post expansions. Aliases in the description's spelling map to these.
+const (
+	ExpandAuthor          = "author_id"
+	ExpandReferenced      = "referenced_tweets.id"
+	ExpandReferencedUsers = "referenced_tweets.id.author_id"
+	ExpandReplyUser       = "in_reply_to_user_id"
+	ExpandMedia           = "attachments.media_keys"
+	ExpandMentions        = "entities.mentions.username"
+	ExpandEditHistory     = "edit_history_tweet_ids"
+	ExpandPinned          = "pinned_tweet_id"
+)
+
+// tweetExpansions are the expansions of endpoints answering with posts:
+// each accepted name and the expansion it means ("" accepted, nothing to
+// expand: polls, places, articles, communities are not modelled).
+var tweetExpansions = map[string]string{
+	ExpandAuthor: ExpandAuthor, ExpandReferenced: ExpandReferenced, ExpandReferencedUsers: ExpandReferencedUsers,
+	ExpandReplyUser: ExpandReplyUser, ExpandMedia: ExpandMedia, ExpandMentions: ExpandMentions,
+	ExpandEditHistory: ExpandEditHistory, "edit_history_post_ids": ExpandEditHistory, "referenced_posts": ExpandReferenced,
+	"attachments.poll_ids": "", "geo.place_id": "", "article.cover_media": "", "article.media_entities": "",
+	"attachments.media_source_tweet": "", "username": "",
+}
+
+// userExpansions are the expansions of endpoints answering with users.
+var userExpansions = map[string]string{
+	ExpandPinned: ExpandPinned, "pinned_post_id": ExpandPinned,
+	"most_recent_tweet_id": "", "most_recent_post_id": "", "affiliation": "",
+}
+
+// TweetParams are the query parameters of endpoints answering with posts.
+var TweetParams = []string{TweetFieldsParam, UserFieldsParam, MediaFieldsParam, PollFieldsParam, PlaceFieldsParam, ExpansionsParam}
+
+// UserParams are the query parameters of endpoints answering with users.
+var UserParams = []string{UserFieldsParam, TweetFieldsParam, ExpansionsParam}
+
+// Options are what a request asked to see.
+type Options struct {
+	Tweet, User, Media httpx.FieldSet
+	// Expand holds the expansions asked for (canonical names).
+	Expand map[string]bool
+}
+
+// Expands reports whether expansion name was asked for.
+func (o Options) Expands(name string) bool { return o.Expand[name] }
+
+// ParseTweetOptions reads the fields and expansions of an endpoint that
+// answers with posts. Every unknown name of every parameter is reported in
+// one invalid-request error.
+func ParseTweetOptions(r *http.Request) (Options, error) {
+	return parseOptions(r, tweetExpansions)
+}
+
+// ParseUserOptions reads the fields and expansions of an endpoint that
+// answers with users.
+func ParseUserOptions(r *http.Request) (Options, error) {
+	return parseOptions(r, userExpansions)
+}
+
+func parseOptions(r *http.Request, expansions map[string]string) (Options, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil { // the endpoint's query check has already refused it
+		return Options{}, httpx.FieldErrors([]validation.FieldError{{Field: "query", Message: err.Error()}})
+	}
+	var errs []validation.FieldError
+	set := func(param string, obj httpx.ObjectFields) httpx.FieldSet {
+		if !q.Has(param) {
+			return obj.With()
+		}
+		items, e := validation.FieldList(param, q.Get(param), obj.Allowed)
+		errs = append(errs, e...)
+		return obj.With(items...)
+	}
+	o := Options{Tweet: set(TweetFieldsParam, TweetFields), User: set(UserFieldsParam, UserFields), Media: set(MediaFieldsParam, MediaFields)}
+	set(PollFieldsParam, PollFields)
+	set(PlaceFieldsParam, PlaceFields)
+	o.Expand = map[string]bool{}
+	if q.Has(ExpansionsParam) {
+		items, e := validation.FieldList(ExpansionsParam, q.Get(ExpansionsParam), keys(expansions))
+		errs = append(errs, e...)
+		for _, item := range items {
+			if canonical := expansions[item]; canonical != "" {
+				o.Expand[canonical] = true
+			}
+		}
+	}
+	return o, httpx.FieldErrors(errs)
+}
+
+func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,266 @@
+package posts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// createRequest is POST /2/tweets' body (docs/posts.md).
+type createRequest struct {
+	Text            *string       `json:"text"`
+	PaidPartnership bool          `json:"paid_partnership,omitempty"`
+	Media           *mediaRequest `json:"media,omitempty"`
+	Reply           *replyRequest `json:"reply,omitempty"`
+	QuoteTweetID    *string       `json:"quote_tweet_id,omitempty"`
+	EditOptions     *editRequest  `json:"edit_options,omitempty"`
+	Geo             *geoRequest   `json:"geo,omitempty"`
+}
+
+type replyRequest struct {
+	InReplyToTweetID    string   `json:"in_reply_to_tweet_id"`
+	ExcludeReplyUserIDs []string `json:"exclude_reply_user_ids,omitempty"`
+}
+
+type editRequest struct {
+	PreviousPostID string `json:"previous_post_id"`
+}
+
+type geoRequest struct {
+	PlaceID string `json:"place_id"`
+}
+
+// maxCashtagsSelfServe is how many cashtags a self-serve app's post may
+// carry (the platform's post creation restrictions).
+const maxCashtagsSelfServe = 1
+
+// maxPlaceID bounds geo.place_id.
+const maxPlaceID = 64
+
+func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
+	var req createRequest
+	if err := httpx.Bind(r, m.Validator, &req); err != nil {
+		return err
+	}
+	if err := checkText(req); err != nil {
+		return err
+	}
+	p := httpx.Principal(r)
+	now := m.Clock().UTC()
+	draft, err := m.draft(r.Context(), p, req, now)
+	if err != nil {
+		return err
+	}
+	var post storage.Post
+	if req.EditOptions != nil {
+		post, err = m.edit(r.Context(), p, req.EditOptions.PreviousPostID, draft, now)
+	} else {
+		post, err = m.Store.CreatePost(r.Context(), draft)
+		if errors.Is(err, storage.ErrNotFound) { // the parent or quoted post went away meanwhile
+			return apierr.InvalidParam("reply.in_reply_to_tweet_id", "The post you reply to or quote was deleted.")
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return httpx.WriteJSON(w, http.StatusCreated, createResponse{Data: createdPost{ID: httpx.FormatID(post.ID), Text: post.Text,
+		EditHistoryTweetIDs: formatIDs(post.EditHistory, post.ID)}})
+}
+
+// draft builds the post req describes: checks its references and media,
+// extracts its entities and detects its language.
+func (m *Module) draft(ctx context.Context, p auth.Principal, req createRequest, now time.Time) (storage.Post, error) {
+	text := ""
+	if req.Text != nil {
+		text = *req.Text
+	}
+	post := storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: text, PaidPartnership: req.PaidPartnership,
+		Source: p.App.Name, Lang: posttext.DetectLanguage(text), Entities: posttext.Extract(text)}
+	if len(post.Entities.Cashtags) > maxCashtagsSelfServe && p.App.Tier != storage.TierEnterprise {
+		return storage.Post{}, apierr.InvalidParam("text", fmt.Sprintf("Posts made by self-serve apps may carry at most %d cashtag; this one has %d.",
+			maxCashtagsSelfServe, len(post.Entities.Cashtags)))
+	}
+	if err := m.resolveMentions(ctx, &post.Entities); err != nil {
+		return storage.Post{}, err
+	}
+	if req.Geo != nil {
+		if req.Geo.PlaceID == "" || len(req.Geo.PlaceID) > maxPlaceID {
+			return storage.Post{}, apierr.InvalidParam("geo.place_id", fmt.Sprintf("The `geo.place_id` field must be 1 to %d characters.", maxPlaceID), req.Geo.PlaceID)
+		}
+		post.PlaceID = req.Geo.PlaceID
+	}
+	mediaIDs, err := m.attachments(ctx, p.User.ID, req.Media, now)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	post.MediaIDs = mediaIDs
+	if err := m.references(ctx, p, req, &post); err != nil {
+		return storage.Post{}, err
+	}
+	return post, nil
+}
+
+// resolveMentions fills in the ids of mentioned users who exist.
+func (m *Module) resolveMentions(ctx context.Context, e *storage.Entities) error {
+	if len(e.Mentions) == 0 {
+		return nil
+	}
+	names := make([]string, len(e.Mentions))
+	for i, mn := range e.Mentions {
+		names[i] = mn.Username
+	}
+	users, err := m.Store.UsersByUsernames(ctx, names)
+	if err != nil {
+		return fmt.Errorf("resolve mentions: %w", err)
+	}
+	byName := make(map[string]int64, len(users))
+	for _, u := range users {
+		byName[strings.ToLower(u.Username)] = u.ID
+	}
+	for i := range e.Mentions {
+		e.Mentions[i].UserID = byName[strings.ToLower(e.Mentions[i].Username)]
+	}
+	return nil
+}
+
+// references checks the reply and quote of req and records them on post.
+func (m *Module) references(ctx context.Context, p auth.Principal, req createRequest, post *storage.Post) error {
+	if req.QuoteTweetID != nil {
+		quoted, err := m.livePost(ctx, "quote_tweet_id", *req.QuoteTweetID, p.User.ID)
+		if err != nil {
+			return err
+		}
+		if p.App.Tier != storage.TierEnterprise {
+			return apierr.Forbidden("Quoting a post (quote_tweet_id) requires an enterprise app; self-serve apps can not quote posts.")
+		}
+		post.QuoteOfID = quoted.ID
+	}
+	if req.Reply == nil {
+		return nil
+	}
+	parent, err := m.livePost(ctx, "reply.in_reply_to_tweet_id", req.Reply.InReplyToTweetID, p.User.ID)
+	if err != nil {
+		return err
+	}
+	for _, raw := range req.Reply.ExcludeReplyUserIDs {
+		if _, ok := validation.ParseID(raw); !ok {
+			return apierr.InvalidParam("reply.exclude_reply_user_ids", fmt.Sprintf("The `reply.exclude_reply_user_ids` value [%s] does not match %s.", raw, validation.IDPattern), raw)
+		}
+	}
+	if err := m.mayReply(ctx, p, parent); err != nil {
+		return err
+	}
+	post.InReplyToPostID, post.InReplyToUserID = parent.ID, parent.AuthorID
+	return nil
+}
+
+// livePost loads the post named by raw in field param, which viewer must
+// be able to see: malformed, unknown, deleted or hidden ids are
+// invalid-request naming the field.
+func (m *Module) livePost(ctx context.Context, param, raw string, viewer int64) (storage.Post, error) {
+	id, ok := validation.ParseID(raw)
+	if !ok {
+		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The `%s` field value [%s] does not match %s.", param, raw, validation.IDPattern), raw)
+	}
+	post, author, err := m.postWithAuthor(ctx, id)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	if post.ID == 0 || objects.PostVisibility(post, author, objects.Viewer(viewer)) != objects.Visible || post.IsRepost() {
+		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The `%s` field names the post [%s], which does not exist or which you can not see.", param, raw), raw)
+	}
+	return post, nil
+}
+
+// mayReply applies the platform's reply restriction: a self-serve app may
+// reply for a user only to that user's own posts or where the original
+// author summoned the user by a mention or by quoting one of their posts.
+func (m *Module) mayReply(ctx context.Context, p auth.Principal, parent storage.Post) error {
+	if p.App.Tier == storage.TierEnterprise || parent.AuthorID == p.User.ID {
+		return nil
+	}
+	for _, mn := range parent.Entities.Mentions {
+		if mn.UserID == p.User.ID || strings.EqualFold(mn.Username, p.User.Username) {
+			return nil
+		}
+	}
+	if parent.QuoteOfID != 0 {
+		quoted, err := m.Store.PostByID(ctx, parent.QuoteOfID)
+		if err != nil && !errors.Is(err, storage.ErrNotFound) {
+			return fmt.Errorf("load quoted post %d: %w", parent.QuoteOfID, err)
+		}
+		if err == nil && quoted.AuthorID == p.User.ID {
+			return nil
+		}
+	}
+	return apierr.NotAuthorizedForResource("tweet", ids.Format(parent.ID),
+		"You can reply to this post only if its author mentioned you or quoted one of your posts: programmatic replies of self-serve apps must be summoned by the original author.")
+}
+
+// edit stores draft as the next version of the caller's post previousRaw.
+func (m *Module) edit(ctx context.Context, p auth.Principal, previousRaw string, draft storage.Post, now time.Time) (storage.Post, error) {
+	const param = "edit_options.previous_post_id"
+	previous, err := m.livePost(ctx, param, previousRaw, p.User.ID)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	if err := m.mayEdit(ctx, p, previous, draft, now); err != nil {
+		return storage.Post{}, err
+	}
+	post, err := m.Store.EditPost(ctx, previous.ID, draft, now)
+	var refusal storage.EditRefusal
+	if errors.As(err, &refusal) { // the chain changed since mayEdit looked
+		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The post [%s] can not be edited: %s.", previousRaw, string(refusal)), previousRaw)
+	}
+	if err != nil {
+		return storage.Post{}, fmt.Errorf("edit post %d: %w", previous.ID, err)
+	}
+	return post, nil
+}
+
+// mayEdit applies the edit rules (spec "Limits: Post edit"): the author's
+// own latest version, within storage.EditWindow of the first version,
+// fewer than storage.MaxEdits edits, a premium author; replies to others
+// are not editable, and an edit keeps the post's references.
+func (m *Module) mayEdit(ctx context.Context, p auth.Principal, previous, draft storage.Post, now time.Time) error {
+	const param = "edit_options.previous_post_id"
+	id := ids.Format(previous.ID)
+	refuse := func(why string) error {
+		return apierr.InvalidParam(param, fmt.Sprintf("The post [%s] can not be edited: %s.", id, why), id)
+	}
+	if previous.AuthorID != p.User.ID {
+		return apierr.NotAuthorizedForResource("tweet", id, "You can edit only your own posts.")
+	}
+	if !p.User.Premium {
+		return apierr.Forbidden("Editing posts is available to premium users only.")
+	}
+	history := previous.EditHistory
+	if len(history) == 0 {
+		history = []int64{previous.ID}
+	}
+	switch {
+	case previous.SupersededAt != nil || history[len(history)-1] != previous.ID:
+		return refuse(fmt.Sprintf("it is not the latest version; edit [%s]", ids.Format(history[len(history)-1])))
+	case previous.InReplyToUserID != 0 && previous.InReplyToUserID != p.User.ID:
+		return refuse("replies to other users' posts are not editable")
+	case len(history)-1 >= storage.MaxEdits:
+		return refuse(fmt.Sprintf("it was edited %d times, the most allowed", storage.MaxEdits))
+	case !now.Before(objects.EditableUntil(previous)):
+		return refuse(fmt.Sprintf("the edit window of %s after the first version closed", storage.EditWindow))
+	case draft.InReplyToPostID != 0 || draft.QuoteOfID != 0:
+		return refuse("an edit changes the text and media only; leave out reply and quote_tweet_id")
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package posts
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// engageRequest is the body of POST /2/users/{id}/likes and /retweets.
+type engageRequest struct {
+	TweetID string `json:"tweet_id" validate:"required"`
+}
+
+// actingUser checks that the path's user id is the caller: a user likes
+// and reposts only as themself.
+func actingUser(r *http.Request) (int64, error) {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return 0, err
+	}
+	user := httpx.Principal(r).User
+	if id != user.ID {
+		return 0, apierr.Forbidden(fmt.Sprintf("You can act only as the authenticated user [%s]; the path names [%s].", httpx.FormatID(user.ID), httpx.FormatID(id)))
+	}
+	return id, nil
+}
+
+// target reads the body's tweet_id: a post the caller can see, not a repost.
+func (m *Module) target(r *http.Request, user int64) (storage.Post, error) {
+	var req engageRequest
+	if err := httpx.Bind(r, m.Validator, &req); err != nil {
+		return storage.Post{}, err
+	}
+	return m.livePost(r.Context(), "tweet_id", req.TweetID, user)
+}
+
+func (m *Module) like(w http.ResponseWriter, r *http.Request) error {
+	user, err := actingUser(r)
+	if err != nil {
+		return err
+	}
+	post, err := m.target(r, user)
+	if err != nil {
+		return err
+	}
+	if _, err := m.Store.Like(r.Context(), user, post.ID); err != nil {
+		return m.engageError("like", post.ID, err)
+	}
+	return httpx.WriteJSON(w, http.StatusOK, likeResponse{Data: liked{Liked: true}})
+}
+
+func (m *Module) unlike(w http.ResponseWriter, r *http.Request) error {
+	user, err := actingUser(r)
+	if err != nil {
+		return err
+	}
+	post, err := httpx.PathID(r, "tweet_id")
+	if err != nil {
+		return err
+	}
+	if _, err := m.Store.Unlike(r.Context(), user, post); err != nil {
+		return fmt.Errorf("unlike post %d: %w", post, err)
+	}
+	return httpx.WriteJSON(w, http.StatusOK, likeResponse{Data: liked{Liked: false}})
+}
+
+func (m *Module) repost(w http.ResponseWriter, r *http.Request) error {
+	user, err := actingUser(r)
+	if err != nil {
+		return err
+	}
+	post, err := m.target(r, user)
+	if err != nil {
+		return err
+	}
+	p := httpx.Principal(r)
+	created, err := m.Store.Repost(r.Context(), user, p.App.ID, post.ID)
+	if err != nil {
+		return m.engageError("repost", post.ID, err)
+	}
+	return httpx.WriteJSON(w, http.StatusOK, repostResponse{Data: reposted{Retweeted: true, RestID: httpx.FormatID(created.ID)}})
+}
+
+func (m *Module) unrepost(w http.ResponseWriter, r *http.Request) error {
+	user, err := actingUser(r)
+	if err != nil {
+		return err
+	}
+	post, err := httpx.PathID(r, "source_tweet_id")
+	if err != nil {
+		return err
+	}
+	if _, err := m.Store.Unrepost(r.Context(), user, post); err != nil {
+		return fmt.Errorf("undo repost of post %d: %w", post, err)
+	}
+	return httpx.WriteJSON(w, http.StatusOK, repostResponse{Data: reposted{Retweeted: false}})
+}
+
+// engageError maps a like or repost failure: the post deleted meanwhile
+// is the same invalid-request as an unknown one.
+func (m *Module) engageError(what string, id int64, err error) error {
+	if errors.Is(err, storage.ErrNotFound) {
+		raw := httpx.FormatID(id)
+		return apierr.InvalidParam("tweet_id", fmt.Sprintf("The `tweet_id` field names the post [%s], which does not exist or which you can not see.", raw), raw)
+	}
+	return fmt.Errorf("%s post %d: %w", what, id, err)
+}

@@ -1,0 +1,146 @@
+package posts
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// maxLookupIDs is how many ids GET /2/tweets takes.
+const maxLookupIDs = 100
+
+// lookup answers GET /2/tweets?ids=: the posts the caller may see in
+// request order, and a partial error for each id that can not be shown.
+func (m *Module) lookup(w http.ResponseWriter, r *http.Request) error {
+	list, err := lookupIDs(r)
+	if err != nil {
+		return err
+	}
+	opts, err := objects.ParseTweetOptions(r)
+	if err != nil {
+		return err
+	}
+	shown, problems, err := m.visible(r.Context(), list, objects.ViewerOf(r), "ids")
+	if err != nil {
+		return err
+	}
+	res, err := m.Hydrator.Tweets(r.Context(), shown, opts, objects.ViewerOf(r))
+	if err != nil {
+		return err
+	}
+	return httpx.WriteJSON(w, http.StatusOK, lookupResponse{Data: res.Data, Includes: res.Includes, Errors: objects.Problems(m.Problems, problems)})
+}
+
+// lookupOne answers GET /2/tweets/{id}; a post that can not be shown is
+// a 200 with only its error, as on the platform.
+func (m *Module) lookupOne(w http.ResponseWriter, r *http.Request) error {
+	id, err := httpx.PathID(r, "id")
+	if err != nil {
+		return err
+	}
+	opts, err := objects.ParseTweetOptions(r)
+	if err != nil {
+		return err
+	}
+	shown, problems, err := m.visible(r.Context(), []int64{id}, objects.ViewerOf(r), "id")
+	if err != nil {
+		return err
+	}
+	res, err := m.Hydrator.Tweets(r.Context(), shown, opts, objects.ViewerOf(r))
+	if err != nil {
+		return err
+	}
+	out := singleResponse{Includes: res.Includes, Errors: objects.Problems(m.Problems, problems)}
+	if len(res.Data) == 1 {
+		out.Data = &res.Data[0]
+	}
+	return httpx.WriteJSON(w, http.StatusOK, out)
+}
+
+// lookupIDs parses the required ids parameter: 1 to 100 post ids.
+func lookupIDs(r *http.Request) ([]int64, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil || !q.Has("ids") || q.Get("ids") == "" {
+		return nil, apierr.MissingParam("ids")
+	}
+	raw := q.Get("ids")
+	items := splitList(raw)
+	if len(items) > maxLookupIDs {
+		return nil, apierr.InvalidParam("ids", fmt.Sprintf("The `ids` query parameter lists %d ids; the most is %d.", len(items), maxLookupIDs), raw)
+	}
+	var errs []apierr.ParamError
+	list := make([]int64, 0, len(items))
+	seen := map[int64]bool{}
+	for _, item := range items {
+		id, ok := validation.ParseID(item)
+		if !ok {
+			errs = append(errs, apierr.Param("ids", fmt.Sprintf("The `ids` query parameter value [%s] does not match %s", item, validation.IDPattern), item))
+			continue
+		}
+		if !seen[id] {
+			seen[id] = true
+			list = append(list, id)
+		}
+	}
+	if len(errs) > 0 {
+		return nil, apierr.InvalidRequest(errs...)
+	}
+	return list, nil
+}
+
+func splitList(raw string) []string {
+	var out []string
+	start := 0
+	for i := 0; i <= len(raw); i++ {
+		if i == len(raw) || raw[i] == ',' {
+			out = append(out, raw[start:i])
+			start = i + 1
+		}
+	}
+	return out
+}
+
+// visible loads the posts of list and splits them into those viewer may
+// see, in list order, and the errors of the others (naming param).
+func (m *Module) visible(ctx context.Context, list []int64, viewer objects.Viewer, param string) ([]storage.Post, []*apierr.Error, error) {
+	found, err := m.Store.PostsByIDs(ctx, list)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load posts: %w", err)
+	}
+	byID := make(map[int64]storage.Post, len(found))
+	var authorIDs []int64
+	for _, p := range found {
+		byID[p.ID] = p
+		authorIDs = append(authorIDs, p.AuthorID)
+	}
+	authors, err := m.Store.UsersByIDs(ctx, authorIDs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load authors: %w", err)
+	}
+	byUser := make(map[int64]storage.User, len(authors))
+	for _, u := range authors {
+		byUser[u.ID] = u
+	}
+	var shown []storage.Post
+	var problems []*apierr.Error
+	for _, id := range list {
+		p, ok := byID[id]
+		v := objects.Gone
+		if ok {
+			v = objects.PostVisibility(p, byUser[p.AuthorID], viewer)
+		}
+		if v != objects.Visible {
+			problems = append(problems, objects.PostError(id, v, param))
+			continue
+		}
+		shown = append(shown, p)
+	}
+	return shown, problems, nil
+}
