@@ -57,8 +57,10 @@ func parseWindow(q url.Values, a archive, now time.Time) (window, error) {
 	if a.window > 0 {
 		earliest = now.Add(-a.window)
 	}
+	// Aviary indexes a post as it is created, so without end_time a search
+	// reaches up to now; an explicit end_time keeps the platform's rule.
 	latest := now.Add(-endMargin)
-	w.start, w.end = now.Add(-a.defaultWindow), latest
+	w.start, w.end = now.Add(-a.defaultWindow), now.Add(time.Second)
 	if v, ok, msg := timeParam(q, "start_time"); ok {
 		if msg != "" {
 			fail("start_time", msg, v.raw)
