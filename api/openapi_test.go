@@ -112,7 +112,53 @@ var openapiCases = []openapiCase{
 	{name: "delete post: malformed id", method: "DELETE", path: "/2/tweets/x", authz: "oauth:author", status: 400},
 	{name: "delete post: no credentials", method: "DELETE", path: "/2/tweets/{kept}", status: 401},
 	{name: "delete post: rate limited", method: "DELETE", path: "/2/tweets/77", authz: "oauth:author", status: 429, limited: true},
+	// GET /2/tweets, GET /2/tweets/{id}
+	{name: "lookup posts", method: "GET", path: "/2/tweets?ids={kept},42", authz: "bearer", status: 200},
+	{name: "lookup posts with every field and expansion", method: "GET", path: "/2/tweets?ids={kept},{reply}&tweet.fields=" + allTweetFields +
+		"&expansions=author_id,referenced_tweets.id,referenced_tweets.id.author_id,in_reply_to_user_id,attachments.media_keys,entities.mentions.username,edit_history_tweet_ids" +
+		"&user.fields=" + allUserFields + "&media.fields=media_key,type,width,height,duration_ms,alt_text,public_metrics", authz: "oauth:reader", status: 200},
+	{name: "lookup post", method: "GET", path: "/2/tweets/{kept}?tweet.fields=public_metrics,entities,edit_controls", authz: "oauth:reader", status: 200},
+	{name: "lookup post: unknown", method: "GET", path: "/2/tweets/42", authz: "bearer", status: 200},
+	{name: "lookup posts: malformed id", method: "GET", path: "/2/tweets?ids=x", authz: "bearer", status: 400},
+	{name: "lookup posts: unknown field", method: "GET", path: "/2/tweets?ids=1&tweet.fields=nope", authz: "bearer", status: 400},
+	{name: "lookup posts: no credentials", method: "GET", path: "/2/tweets?ids=1", status: 401},
+	// POST /2/tweets: replies
+	{name: "create reply", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"more","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 201},
+	{name: "create reply: not summoned", method: "POST", path: "/2/tweets", authz: "oauth:reader", body: `{"text":"hi","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 403},
+	// Users
+	{name: "users me", method: "GET", path: "/2/users/me?user.fields=" + allUserFields + "&expansions=pinned_tweet_id&tweet.fields=created_at", authz: "oauth:author", status: 200},
+	{name: "user by id", method: "GET", path: "/2/users/{author}?expansions=pinned_tweet_id", authz: "bearer", status: 200},
+	{name: "user by id: unknown", method: "GET", path: "/2/users/42", authz: "bearer", status: 200},
+	{name: "users by ids", method: "GET", path: "/2/users?ids={author},42&user.fields=public_metrics", authz: "bearer", status: 200},
+	{name: "user by username", method: "GET", path: "/2/users/by/username/author", authz: "bearer", status: 200},
+	{name: "users by usernames", method: "GET", path: "/2/users/by?usernames=author,reader", authz: "bearer", status: 200},
+	{name: "user by id: malformed", method: "GET", path: "/2/users/x", authz: "bearer", status: 400},
+	// Likes and reposts
+	{name: "like", method: "POST", path: "/2/users/{reader}/likes", authz: "oauth:reader", body: `{"tweet_id":"{kept}"}`, status: 200},
+	{name: "like: unknown post", method: "POST", path: "/2/users/{reader}/likes", authz: "oauth:reader", body: `{"tweet_id":"42"}`, status: 400},
+	{name: "like: another user", method: "POST", path: "/2/users/{author}/likes", authz: "oauth:reader", body: `{"tweet_id":"{kept}"}`, status: 403},
+	{name: "unlike", method: "DELETE", path: "/2/users/{reader}/likes/{kept}", authz: "oauth:reader", status: 200},
+	{name: "repost", method: "POST", path: "/2/users/{reader}/retweets", authz: "oauth:reader", body: `{"tweet_id":"{kept}"}`, status: 200},
+	{name: "undo repost", method: "DELETE", path: "/2/users/{reader}/retweets/{kept}", authz: "oauth:reader", status: 200},
+	// Search and counts
+	{name: "search recent", method: "GET", path: "/2/tweets/search/recent?query=fixture&max_results=10&tweet.fields=author_id,created_at,public_metrics&expansions=author_id", authz: "bearer", status: 200},
+	{name: "search recent: paged", method: "GET", path: "/2/tweets/search/recent?query=fixture%20OR%20more&max_results=10&sort_order=relevancy", authz: "oauth:reader", status: 200},
+	{name: "search recent: none", method: "GET", path: "/2/tweets/search/recent?query=nomatch", authz: "bearer", status: 200},
+	{name: "search recent: bad query", method: "GET", path: "/2/tweets/search/recent?query=(a", authz: "bearer", status: 400},
+	{name: "search recent: max_results", method: "GET", path: "/2/tweets/search/recent?query=a&max_results=5", authz: "bearer", status: 400},
+	{name: "search all", method: "GET", path: "/2/tweets/search/all?query=from:author", authz: "bearer", status: 200},
+	{name: "search all: user context", method: "GET", path: "/2/tweets/search/all?query=a", authz: "oauth:reader", status: 403},
+	{name: "counts recent", method: "GET", path: "/2/tweets/counts/recent?query=fixture&granularity=day", authz: "bearer", status: 200},
+	{name: "counts all", method: "GET", path: "/2/tweets/counts/all?query=fixture", authz: "bearer", status: 200},
+	{name: "counts recent: bad granularity", method: "GET", path: "/2/tweets/counts/recent?query=a&granularity=week", authz: "bearer", status: 400},
 }
+
+// allTweetFields and allUserFields name every field the endpoints render.
+const (
+	allTweetFields = "attachments,author_id,conversation_id,created_at,display_text_range,edit_controls,edit_history_tweet_ids,entities,geo," +
+		"in_reply_to_user_id,lang,paid_partnership,possibly_sensitive,public_metrics,referenced_tweets,reply_settings,source"
+	allUserFields = "created_at,description,location,pinned_tweet_id,profile_image_url,protected,public_metrics,url,verified,verified_type"
+)
 
 // genericProblems are the Problem types the description's Problem schema
 // cannot describe, each with the reason. That schema is a closed oneOf over
@@ -215,7 +261,14 @@ func openapiFixtures(t *testing.T, b *bundle) map[string]string {
 	}
 	photo := succeededMedia(t, b.db, b.author, factory.MediaOpts{MediaType: "image/png"},
 		storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"})
-	return map[string]string{"{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": post(),
+	kept := post()
+	reply := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json",
+		[]byte(`{"text":"fixture @reader #tag https://example.com $CASH","media":{"media_ids":["`+id(photo.ID)+`"]},"reply":{"in_reply_to_tweet_id":"`+kept+`"}}`))
+	if reply.status != 201 {
+		t.Fatalf("create fixture reply: %d %s", reply.status, reply.raw)
+	}
+	return map[string]string{"{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
+		"{reply}": reply.body["data"].(map[string]any)["id"].(string), "{author}": id(b.author.ID), "{reader}": id(b.user.ID),
 		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
 }
 
