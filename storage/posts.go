@@ -41,6 +41,25 @@ type Post struct {
 	Metrics           PostMetrics
 	CreatedAt         time.Time
 	DeletedAt         *time.Time
+	// Terms are the normalized entity values the search operators match;
+	// CreatePost and EditPost derive them from Entities when the caller
+	// leaves them all empty. A repost has none.
+	Terms PostTerms
+}
+
+// PostTerms are a post's lower-cased entity values as the search operators
+// (@, #, $, url:) match them: mention usernames, hashtags and cashtags
+// without their sign, and url: terms (posttext.URLTerms).
+type PostTerms struct {
+	Mentions []string
+	Hashtags []string
+	Cashtags []string
+	URLTerms []string
+}
+
+// Empty reports whether there is no term at all.
+func (t PostTerms) Empty() bool {
+	return len(t.Mentions)+len(t.Hashtags)+len(t.Cashtags)+len(t.URLTerms) == 0
 }
 
 // IsRepost reports whether the post is a repost of another.
@@ -108,6 +127,25 @@ const (
 	EditWindow = time.Hour
 	MaxEdits   = 5
 )
+
+// EditRefusal is why EditPost refused an edit; it wraps ErrConflict, so
+// errors.Is(err, ErrConflict) holds and errors.As gives the reason.
+type EditRefusal string
+
+// Edit refusals.
+const (
+	EditRefusedDeleted   EditRefusal = "the post is deleted"
+	EditRefusedNotLatest EditRefusal = "not the latest version of the post"
+	EditRefusedAuthor    EditRefusal = "the post is another user's"
+	EditRefusedWindow    EditRefusal = "the edit window closed"
+	EditRefusedLimit     EditRefusal = "the post was edited the most times allowed"
+	EditRefusedRepost    EditRefusal = "a repost can not be edited"
+)
+
+func (r EditRefusal) Error() string { return "edit refused: " + string(r) }
+
+// Unwrap makes an EditRefusal an ErrConflict.
+func (r EditRefusal) Unwrap() error { return ErrConflict }
 
 // Search sort orders.
 const (

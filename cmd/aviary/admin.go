@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -36,6 +37,10 @@ commands:
                                                    deactivated, reactivated, deleted or active
   user premium <id|username> on|off                set a user's premium flag (larger media limits)
   user verified <id|username> on|off               set a user's verified flag (larger media limits)
+  user profile <id|username> [--description TEXT] [--location TEXT] [--url URL] [--image URL]
+               [--country XX] [--pinned POST_ID|none]
+                                                   set the given profile fields ("" clears one); prints the profile
+  app tier <app id|name> self-serve|enterprise     set an app's access tier (enterprise: replies unrestricted, quotes)
   ads account <user id|username> <name>            create a production ads account owned by the user
   ads grant <account_id> <user id|username>        let a user use an ads account
   ads revoke <account_id> <user id|username>       take a granted user's access away (not the owner's)
@@ -113,8 +118,34 @@ type adminFlags struct {
 	// FundingType and Currency are ads funding-instrument's --type and
 	// --currency.
 	FundingType, Currency string
+	// Description, Location, URL, Image, Country and Pinned are user
+	// profile's fields; only the given ones change.
+	Description, Location, URL, Image, Country, Pinned optString
 	// Args are the positional arguments (user premium|verified, ads ...).
 	Args []string
+}
+
+// optString is a string flag that knows whether it was given, so that an
+// empty value can clear a field and a missing flag leaves it alone.
+type optString struct {
+	set   bool
+	value string
+}
+
+func (o *optString) String() string { return o.value }
+
+func (o *optString) Set(v string) error {
+	o.set, o.value = true, v
+	return nil
+}
+
+// ptr is the value when the flag was given, nil otherwise.
+func (o optString) ptr() *string {
+	if !o.set {
+		return nil
+	}
+	v := o.value
+	return &v
 }
 
 // parseInterspersed parses args with fs, flags before, between or after the
@@ -134,8 +165,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // positionalVerbs are the commands that take positional arguments.
-var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "ads grant": true, "ads revoke": true,
-	"ads feature": true, "ads funding-instrument": true, "ads account": true}
+var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "user profile": true, "app tier": true,
+	"ads grant": true, "ads revoke": true, "ads feature": true, "ads funding-instrument": true, "ads account": true}
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
@@ -149,6 +180,12 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Token, "token", "", "bearer or access token to revoke")
 	fs.StringVar(&o.FundingType, "type", "CREDIT_CARD", "funding instrument type: "+strings.Join(storage.FundingInstrumentTypes, ", "))
 	fs.StringVar(&o.Currency, "currency", "USD", "funding instrument currency (ISO 4217)")
+	fs.Var(&o.Description, "description", "user profile: description")
+	fs.Var(&o.Location, "location", "user profile: location")
+	fs.Var(&o.URL, "url", "user profile: website (http or https URL)")
+	fs.Var(&o.Image, "image", "user profile: profile image URL (http or https)")
+	fs.Var(&o.Country, "country", "user profile: country (ISO 3166-1 alpha-2)")
+	fs.Var(&o.Pinned, "pinned", "user profile: id of the user's own post to pin, or none")
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -173,9 +210,13 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 	case "token revoke":
 		return revokeToken(ctx, db, ann, o)
 	case "user premium":
-		return setUserFlag(ctx, db, postgres.UserFlagPremium, o)
+		return setUserFlag(ctx, db, ann, postgres.UserFlagPremium, o)
 	case "user verified":
-		return setUserFlag(ctx, db, postgres.UserFlagVerified, o)
+		return setUserFlag(ctx, db, ann, postgres.UserFlagVerified, o)
+	case "user profile":
+		return setUserProfile(ctx, db, ann, o)
+	case "app tier":
+		return setAppTier(ctx, db, ann, o)
 	}
 	if slices.Contains(adsVerbs, verb) {
 		return adsCommand(ctx, db, verb, o)
@@ -342,9 +383,10 @@ func setUserState(ctx context.Context, db *postgres.DB, ann *announcer, o adminF
 }
 
 // setUserFlag sets the premium or verified flag of the user named by
-// o.Args: <id|username> on|off. Only media limits read the flags, when a
-// worker or handler runs, so no cache needs telling.
-func setUserFlag(ctx context.Context, db *postgres.DB, flag string, o adminFlags) (any, error) {
+// o.Args: <id|username> on|off. The authenticated user the credential
+// caches keep carries the flags (premium users may edit posts), so the
+// change is announced.
+func setUserFlag(ctx context.Context, db *postgres.DB, ann *announcer, flag string, o adminFlags) (any, error) {
 	if len(o.Args) != 2 {
 		return nil, fmt.Errorf("want <id|username> on|off, got %d arguments", len(o.Args))
 	}
@@ -359,7 +401,114 @@ func setUserFlag(ctx context.Context, db *postgres.DB, flag string, o adminFlags
 	if err := db.SetUserFlag(ctx, u.ID, flag, on); err != nil {
 		return nil, err
 	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.UserChanged(ctx, u.ID) })
 	return map[string]any{"user_id": ids.Format(u.ID), "username": u.Username, flag: on}, nil
+}
+
+// setUserProfile changes the profile fields given as flags of the user
+// named by o.Args: <id|username>, and prints the profile (with no flag, it
+// only prints it). The change is announced: the credential caches keep the
+// authenticated user with its profile.
+func setUserProfile(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {
+	if err := wantArgs(o, 1, "<id|username>"); err != nil {
+		return nil, err
+	}
+	change := postgres.ProfileChange{Description: o.Description.ptr(), Location: o.Location.ptr(), URL: o.URL.ptr(),
+		ProfileImageURL: o.Image.ptr(), CountryCode: o.Country.ptr()}
+	for _, f := range []struct {
+		name  string
+		value *string
+	}{{"--url", change.URL}, {"--image", change.ProfileImageURL}} {
+		if f.value != nil && *f.value != "" && !webURL(*f.value) {
+			return nil, fmt.Errorf("%s %q: want an http or https URL (or \"\" to clear it)", f.name, *f.value)
+		}
+	}
+	if o.Pinned.set {
+		pinned, err := parsePinned(o.Pinned.value)
+		if err != nil {
+			return nil, err
+		}
+		change.PinnedPostID = &pinned
+	}
+	u, err := findUser(ctx, db, o.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if change == (postgres.ProfileChange{}) {
+		return renderProfile(u), nil
+	}
+	if u, err = db.SetUserProfile(ctx, u.ID, change); err != nil {
+		return nil, err
+	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.UserChanged(ctx, u.ID) })
+	return renderProfile(u), nil
+}
+
+// parsePinned reads --pinned: a post id, or none (also "" or 0) to unpin.
+func parsePinned(s string) (int64, error) {
+	switch strings.ToLower(s) {
+	case "", "0", "none":
+		return 0, nil
+	}
+	id, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, fmt.Errorf("--pinned %q: want a post id or none", s)
+	}
+	return id, nil
+}
+
+// webURL reports whether s is an absolute http or https URL with a host.
+func webURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
+func renderProfile(u storage.User) map[string]any {
+	var pinned any
+	if u.PinnedPostID != 0 {
+		pinned = ids.Format(u.PinnedPostID)
+	}
+	return map[string]any{"user_id": ids.Format(u.ID), "username": u.Username, "description": u.Description,
+		"location": u.Location, "url": u.URL, "profile_image_url": u.ProfileImageURL, "country_code": u.CountryCode,
+		"pinned_post_id": pinned, "verified": u.Verified, "premium": u.Premium}
+}
+
+// setAppTier sets the access tier of the app named by o.Args:
+// <app id|name> self-serve|enterprise, and announces it (the credential
+// caches keep apps with their tier).
+func setAppTier(ctx context.Context, db *postgres.DB, ann *announcer, o adminFlags) (any, error) {
+	if err := wantArgs(o, 2, "<app id|name> self-serve|enterprise"); err != nil {
+		return nil, err
+	}
+	tier := strings.ToLower(o.Args[1])
+	if tier != storage.TierSelfServe && tier != storage.TierEnterprise {
+		return nil, fmt.Errorf("%q: want %s or %s", o.Args[1], storage.TierSelfServe, storage.TierEnterprise)
+	}
+	app, err := findApp(ctx, db, o.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	if app, err = db.SetAppTier(ctx, app.ID, tier); err != nil {
+		return nil, err
+	}
+	ann.announce(ctx, func(ctx context.Context, p *auth.Publisher) error { return p.AppChanged(ctx, app.ConsumerKey) })
+	return map[string]any{"app_id": ids.Format(app.ID), "name": app.Name, "tier": app.Tier}, nil
+}
+
+// findApp loads an app by id or, failing that, by name (a name may be all
+// digits).
+func findApp(ctx context.Context, db *postgres.DB, ref string) (storage.App, error) {
+	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && id > 0 {
+		app, err := db.AppByID(ctx, id)
+		if !errors.Is(err, storage.ErrNotFound) {
+			return app, err
+		}
+	}
+	app, err := db.AppByName(ctx, ref)
+	if err != nil {
+		return app, fmt.Errorf("app %q: %w", ref, err)
+	}
+	return app, nil
 }
 
 func parseOnOff(s string) (bool, error) {

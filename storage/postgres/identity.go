@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -12,11 +13,14 @@ import (
 	"github.com/aviary-dev/aviary/storage/ids"
 )
 
-const appColumns = `a.id, a.name, a.consumer_key, a.consumer_secret, a.callback_url, a.created_at`
+// appColumns are what scanApp reads, from a query that names apps a. Every
+// app lookup (authentication's by bearer token and consumer key included)
+// goes through them.
+const appColumns = `a.id, a.name, a.consumer_key, a.consumer_secret, a.callback_url, a.tier, a.created_at`
 
 func scanApp(row pgx.Row) (storage.App, error) {
 	var a storage.App
-	err := row.Scan(&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.CreatedAt)
+	err := row.Scan(&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.Tier, &a.CreatedAt)
 	return a, err
 }
 
@@ -39,6 +43,23 @@ func (db *DB) CreateApp(ctx context.Context, name, callbackURL string) (storage.
 func (db *DB) AppByName(ctx context.Context, name string) (storage.App, error) {
 	app, err := scanApp(db.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM apps a WHERE a.name = $1`, name))
 	return app, wrap("load app "+name, err)
+}
+
+// AppByID loads an app by id.
+func (db *DB) AppByID(ctx context.Context, id int64) (storage.App, error) {
+	app, err := scanApp(db.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM apps a WHERE a.id = $1`, id))
+	return app, wrap(fmt.Sprintf("load app %d", id), err)
+}
+
+// SetAppTier sets an app's access tier (storage.TierSelfServe or
+// storage.TierEnterprise) and returns the app.
+func (db *DB) SetAppTier(ctx context.Context, appID int64, tier string) (storage.App, error) {
+	op := fmt.Sprintf("set tier of app %d", appID)
+	if tier != storage.TierSelfServe && tier != storage.TierEnterprise {
+		return storage.App{}, fmt.Errorf("%s: unknown tier %q (want %s or %s)", op, tier, storage.TierSelfServe, storage.TierEnterprise)
+	}
+	app, err := scanApp(db.pool.QueryRow(ctx, `UPDATE apps a SET tier = $2 WHERE a.id = $1 RETURNING `+appColumns, appID, tier))
+	return app, wrap(op, err)
 }
 
 // AppByConsumerKey loads the app owning a consumer key.
@@ -91,11 +112,20 @@ func (db *DB) revoke(ctx context.Context, table, op, token string) error {
 	return nil
 }
 
-const userColumns = `u.id, u.username, u.name, u.created_at, u.protected_at, u.suspended_at, u.deactivated_at, u.deleted_at`
+// userColumns are what scanUser reads, from a query that names users u:
+// the account and its profile.
+const userColumns = userStateColumns + `, u.description, u.location, u.url, u.profile_image_url,
+	COALESCE(u.pinned_post_id, 0), u.verified, u.premium, u.country_code`
+
+// userStateColumns are a user's id, names and account states without the
+// profile: what compliance reads (PostStatuses), kept narrow for speed.
+const userStateColumns = `u.id, u.username, u.name, u.created_at, u.protected_at, u.suspended_at, u.deactivated_at, u.deleted_at`
 
 func scanUser(row pgx.Row) (storage.User, error) {
 	var u storage.User
-	err := row.Scan(&u.ID, &u.Username, &u.Name, &u.CreatedAt, &u.ProtectedAt, &u.SuspendedAt, &u.DeactivatedAt, &u.DeletedAt)
+	pr := &u.Profile
+	err := row.Scan(&u.ID, &u.Username, &u.Name, &u.CreatedAt, &u.ProtectedAt, &u.SuspendedAt, &u.DeactivatedAt, &u.DeletedAt,
+		&pr.Description, &pr.Location, &pr.URL, &pr.ProfileImageURL, &pr.PinnedPostID, &pr.Verified, &pr.Premium, &pr.CountryCode)
 	return u, err
 }
 
@@ -115,6 +145,104 @@ func (db *DB) UserByID(ctx context.Context, id int64) (storage.User, error) {
 func (db *DB) UserByUsername(ctx context.Context, username string) (storage.User, error) {
 	u, err := scanUser(db.pool.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE lower(u.username) = lower($1)`, username))
 	return u, wrap("load user "+username, err)
+}
+
+// UsersByUsernames returns the known users among names, matched
+// case-insensitively (the users_username index on lower(username)), in no
+// particular order.
+func (db *DB) UsersByUsernames(ctx context.Context, names []string) ([]storage.User, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT `+userColumns+` FROM users u
+		WHERE lower(u.username) = ANY(ARRAY(SELECT lower(n) FROM unnest($1::text[]) n))`, names)
+	if err != nil {
+		return nil, wrap("query users by username", err)
+	}
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.User, error) { return scanUser(row) })
+	return out, wrap("scan users by username", err)
+}
+
+// UserMetrics returns the counters of the known users among ids, in one
+// query: Posts counts live posts, reposts included, superseded versions of
+// edited posts not (the posts_author index); Likes counts the user's likes
+// rows (the likes primary key). There is no follow or list model yet:
+// Followers, Following and Listed are 0.
+func (db *DB) UserMetrics(ctx context.Context, ids []int64) (map[int64]storage.UserMetrics, error) {
+	out := make(map[int64]storage.UserMetrics, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	rows, err := db.pool.Query(ctx, `SELECT u.id,
+			(SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL AND p.superseded_at IS NULL),
+			(SELECT count(*) FROM likes l WHERE l.user_id = u.id)
+		FROM users u WHERE u.id = ANY($1)`, ids)
+	if err != nil {
+		return nil, wrap("query user metrics", err)
+	}
+	var id int64
+	var m storage.UserMetrics
+	_, err = pgx.ForEachRow(rows, []any{&id, &m.Posts, &m.Likes}, func() error {
+		out[id] = m
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("scan user metrics", err)
+	}
+	return out, nil
+}
+
+// ProfileChange is an operator's change of a user's profile: nil fields
+// stay as they are. PinnedPostID 0 unpins; another id must be a live post
+// of the user's own.
+type ProfileChange struct {
+	Description, Location, URL, ProfileImageURL, CountryCode *string
+	PinnedPostID                                             *int64
+}
+
+// SetUserProfile applies change to user id's profile and returns the user.
+// An unknown user is storage.ErrNotFound; a pinned post that is not one of
+// the user's live posts is storage.ErrConflict. CountryCode is stored
+// upper-cased and must be two ASCII letters or "".
+func (db *DB) SetUserProfile(ctx context.Context, id int64, change ProfileChange) (storage.User, error) {
+	op := fmt.Sprintf("set profile of user %d", id)
+	if c := change.CountryCode; c != nil {
+		upper := strings.ToUpper(*c)
+		if !validCountry(upper) {
+			return storage.User{}, fmt.Errorf("%s: country code %q: want two letters (ISO 3166-1 alpha-2) or nothing", op, *c)
+		}
+		change.CountryCode = &upper
+	}
+	var u storage.User
+	err := db.inTx(ctx, op, func(tx pgx.Tx) error {
+		if p := change.PinnedPostID; p != nil && *p != 0 {
+			var ok bool
+			err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM posts WHERE id = $1 AND author_id = $2 AND deleted_at IS NULL)`,
+				*p, id).Scan(&ok)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return fmt.Errorf("pinned post %d is not a live post of the user: %w", *p, storage.ErrConflict)
+			}
+		}
+		var err error
+		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users u SET
+				description = COALESCE($2, description), location = COALESCE($3, location), url = COALESCE($4, url),
+				profile_image_url = COALESCE($5, profile_image_url), country_code = COALESCE($6, country_code),
+				pinned_post_id = CASE WHEN $7::bigint IS NULL THEN pinned_post_id ELSE NULLIF($7::bigint, 0) END
+			WHERE u.id = $1 RETURNING `+userColumns,
+			id, change.Description, change.Location, change.URL, change.ProfileImageURL, change.CountryCode, change.PinnedPostID))
+		return err
+	})
+	return u, err
+}
+
+func validCountry(c string) bool {
+	if c == "" {
+		return true
+	}
+	return len(c) == 2 && 'A' <= c[0] && c[0] <= 'Z' && 'A' <= c[1] && c[1] <= 'Z'
 }
 
 // stateUpdates maps an operator state change to the SQL assignment it makes.

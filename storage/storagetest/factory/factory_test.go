@@ -3,8 +3,10 @@ package factory_test
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -34,6 +36,7 @@ func TestApp(t *testing.T) {
 		{"nil options", nil, "", ""},
 		{"zero options", &factory.AppOpts{}, "", ""},
 		{"name and callback", &factory.AppOpts{Name: "birdwatch", CallbackURL: "https://example.com/cb"}, "birdwatch", "https://example.com/cb"},
+		{"enterprise", &factory.AppOpts{Tier: storage.TierEnterprise}, "", ""},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {
@@ -47,7 +50,11 @@ func TestApp(t *testing.T) {
 				t.Errorf("name %q given twice", app.Name)
 			}
 			seen[app.Name] = true
-			if app.ID <= 0 || app.CallbackURL != tt.wantCallback || app.ConsumerKey == "" || app.ConsumerSecret == "" {
+			wantTier := storage.TierSelfServe
+			if tt.opts != nil && tt.opts.Tier != "" {
+				wantTier = tt.opts.Tier
+			}
+			if app.ID <= 0 || app.CallbackURL != tt.wantCallback || app.ConsumerKey == "" || app.ConsumerSecret == "" || app.Tier != wantTier {
 				t.Errorf("App = %+v", app)
 			}
 			stored, err := db.AppByName(t.Context(), app.Name)
@@ -81,6 +88,7 @@ func TestUser(t *testing.T) {
 		wantName     string // "" means "Name of <username>"
 		wantCreated  time.Time
 		want         stamps
+		wantProfile  storage.Profile
 	}{
 		{name: "nil options"},
 		{name: "zero options", opts: &factory.UserOpts{}},
@@ -96,6 +104,14 @@ func TestUser(t *testing.T) {
 			opts: &factory.UserOpts{CreatedAt: past, ProtectedAt: &t0, SuspendedAt: &t1, DeactivatedAt: &t2, DeletedAt: &t0},
 			want: stamps{&t0, &t1, &t2, &t0}, wantCreated: past,
 		},
+		{
+			name: "profile",
+			opts: &factory.UserOpts{Profile: storage.Profile{Description: "d", Location: "l", URL: "https://u", ProfileImageURL: "https://i",
+				CountryCode: "pt", Verified: true, Premium: true}},
+			wantProfile: storage.Profile{Description: "d", Location: "l", URL: "https://u", ProfileImageURL: "https://i",
+				CountryCode: "PT", Verified: true, Premium: true},
+		},
+		{name: "premium only", opts: &factory.UserOpts{Profile: storage.Profile{Premium: true}}, wantProfile: storage.Profile{Premium: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -117,6 +133,9 @@ func TestUser(t *testing.T) {
 			checkStamp(t, "suspended_at", u.SuspendedAt, tt.want.suspended)
 			checkStamp(t, "deactivated_at", u.DeactivatedAt, tt.want.deactivated)
 			checkStamp(t, "deleted_at", u.DeletedAt, tt.want.deleted)
+			if u.Profile != tt.wantProfile {
+				t.Errorf("profile = %+v, want %+v", u.Profile, tt.wantProfile)
+			}
 			if stored, err := db.UserByID(t.Context(), u.ID); err != nil || describeUser(stored) != describeUser(u) {
 				t.Errorf("stored user = %+v, %v; want %+v", stored, err, u)
 			}
@@ -203,6 +222,79 @@ func TestPost(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestPostOptions covers the options beyond TestPost's: references,
+// reposts, post fields, likes, counters and edits.
+func TestPostOptions(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	app := factory.App(t, db, nil)
+	alice := factory.User(t, db, &factory.UserOpts{Username: "alice_opts"})
+	bob := factory.User(t, db, nil)
+	root := factory.Post(t, db, &factory.PostOpts{Author: alice, Text: "root"})
+	if !slices.Equal(root.EditHistory, []int64{root.ID}) || root.Lang != "und" || root.ConversationID != root.ID {
+		t.Errorf("default post = %+v", root)
+	}
+
+	entities := storage.Entities{Hashtags: []storage.TagEntity{{Start: 0, End: 5, Tag: "Tag"}}}
+	reply := factory.Post(t, db, &factory.PostOpts{Author: bob, App: app, InReplyTo: root, QuoteOf: root, Lang: "en", Source: "src",
+		PlaceID: "pl", PossiblySensitive: true, MediaIDs: []int64{5}, Entities: entities})
+	if reply.InReplyToPostID != root.ID || reply.InReplyToUserID != alice.ID || reply.QuoteOfID != root.ID || reply.ConversationID != root.ID ||
+		reply.Lang != "en" || reply.Source != "src" || reply.PlaceID != "pl" || !reply.PossiblySensitive || !slices.Equal(reply.MediaIDs, []int64{5}) ||
+		!reflect.DeepEqual(reply.Entities, entities) || !slices.Equal(reply.Terms.Hashtags, []string{"tag"}) {
+		t.Errorf("reply = %s", describePost(reply))
+	}
+	terms := storage.PostTerms{Cashtags: []string{"avry"}}
+	withTerms := factory.Post(t, db, &factory.PostOpts{Author: bob, Entities: entities, Terms: terms})
+	if !slices.Equal(withTerms.Terms.Cashtags, terms.Cashtags) || len(withTerms.Terms.Hashtags) != 0 {
+		t.Errorf("terms = %+v, want %+v", withTerms.Terms, terms)
+	}
+
+	repost := factory.Post(t, db, &factory.PostOpts{Author: bob, App: app, RepostOf: root, Text: "ignored"})
+	if repost.RepostOfID != root.ID || repost.Text != "RT @alice_opts: root" || repost.AuthorID != bob.ID || repost.AppID != app.ID {
+		t.Errorf("repost = %s", describePost(repost))
+	}
+
+	liked := factory.Post(t, db, &factory.PostOpts{Author: alice, LikedBy: []storage.User{alice, bob}, Likes: 3})
+	if liked.Metrics != (storage.PostMetrics{Likes: 5}) {
+		t.Errorf("liked post metrics %+v, want 5 likes", liked.Metrics)
+	}
+	if m, err := db.UserMetrics(ctx, []int64{bob.ID}); err != nil || m[bob.ID].Likes != 1 {
+		t.Errorf("bob's metrics %+v, %v; want 1 like", m[bob.ID], err)
+	}
+	counted := storage.PostMetrics{Likes: 100, Reposts: 20, Replies: 3, Quotes: 4}
+	if p := factory.Post(t, db, &factory.PostOpts{Metrics: &counted}); p.Metrics != counted {
+		t.Errorf("metrics %+v, want %+v", p.Metrics, counted)
+	}
+	if p := reload(t, db, root.ID); p.Metrics != (storage.PostMetrics{Replies: 1, Quotes: 1, Reposts: 1}) {
+		t.Errorf("root metrics %+v", p.Metrics)
+	}
+
+	deletedReply := factory.Post(t, db, &factory.PostOpts{InReplyTo: root, DeletedAt: &t0})
+	checkStamp(t, "deleted reply", deletedReply.DeletedAt, &t0)
+	if p := reload(t, db, root.ID); p.Metrics.Replies != 1 {
+		t.Errorf("root replies %d after a deleted reply, want 1", p.Metrics.Replies)
+	}
+
+	v2 := factory.Edit(t, db, reply, "edited")
+	if v2.Text != "edited" || v2.EditRootID != reply.ID || !slices.Equal(v2.EditHistory, []int64{reply.ID, v2.ID}) ||
+		v2.InReplyToPostID != root.ID || v2.Lang != "en" || v2.AppID != app.ID || !v2.Entities.Empty() {
+		t.Errorf("edit = %s", describePost(v2))
+	}
+	if stored := reload(t, db, v2.ID); describePost(stored) != describePost(v2) {
+		t.Errorf("stored edit = %s\nwant %s", describePost(stored), describePost(v2))
+	}
+}
+
+func reload(t *testing.T, db *postgres.DB, id int64) storage.Post {
+	t.Helper()
+	p, err := db.PostByID(t.Context(), id)
+	if err != nil {
+		t.Fatalf("PostByID(%d): %v", id, err)
+	}
+	return p
 }
 
 func TestComplianceJob(t *testing.T) {
@@ -405,13 +497,16 @@ func progressOf(j storage.ComplianceJob) storage.ComplianceProgress {
 // describeUser and describePost render records comparably (times as UTC
 // instants, pointers dereferenced).
 func describeUser(u storage.User) string {
-	return fmt.Sprintf("id=%d username=%q name=%q created=%s protected=%s suspended=%s deactivated=%s deleted=%s",
-		u.ID, u.Username, u.Name, ts(&u.CreatedAt), ts(u.ProtectedAt), ts(u.SuspendedAt), ts(u.DeactivatedAt), ts(u.DeletedAt))
+	return fmt.Sprintf("id=%d username=%q name=%q created=%s protected=%s suspended=%s deactivated=%s deleted=%s profile=%+v",
+		u.ID, u.Username, u.Name, ts(&u.CreatedAt), ts(u.ProtectedAt), ts(u.SuspendedAt), ts(u.DeactivatedAt), ts(u.DeletedAt), u.Profile)
 }
 
 func describePost(p storage.Post) string {
-	return fmt.Sprintf("id=%d author=%d app=%d text=%q paid=%v created=%s deleted=%s",
-		p.ID, p.AuthorID, p.AppID, p.Text, p.PaidPartnership, ts(&p.CreatedAt), ts(p.DeletedAt))
+	return fmt.Sprintf("id=%d author=%d app=%d text=%q paid=%v created=%s deleted=%s superseded=%s refs=%d/%d/%d/%d/%d/%d "+
+		"lang=%q source=%q place=%q sensitive=%v media=%v entities=%+v terms=%+v metrics=%+v history=%v",
+		p.ID, p.AuthorID, p.AppID, p.Text, p.PaidPartnership, ts(&p.CreatedAt), ts(p.DeletedAt), ts(p.SupersededAt),
+		p.ConversationID, p.InReplyToPostID, p.InReplyToUserID, p.QuoteOfID, p.RepostOfID, p.EditRootID,
+		p.Lang, p.Source, p.PlaceID, p.PossiblySensitive, p.MediaIDs, p.Entities, p.Terms, p.Metrics, p.EditHistory)
 }
 
 func ts(t *time.Time) string {

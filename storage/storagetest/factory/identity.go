@@ -15,6 +15,9 @@ type AppOpts struct {
 	Name string
 	// CallbackURL defaults to none.
 	CallbackURL string
+	// Tier defaults to storage.TierSelfServe; another is set through
+	// SetAppTier.
+	Tier string
 }
 
 // App registers an app with fresh consumer credentials.
@@ -30,6 +33,11 @@ func App(t testing.TB, db *postgres.DB, opts *AppOpts) storage.App {
 	app, err := db.CreateApp(t.Context(), name, opts.CallbackURL)
 	if err != nil {
 		t.Fatalf("factory: %v", err)
+	}
+	if opts.Tier != "" && opts.Tier != app.Tier {
+		if app, err = db.SetAppTier(t.Context(), app.ID, opts.Tier); err != nil {
+			t.Fatalf("factory: %v", err)
+		}
 	}
 	return app
 }
@@ -67,6 +75,10 @@ type UserOpts struct {
 	SuspendedAt   *time.Time
 	DeactivatedAt *time.Time
 	DeletedAt     *time.Time
+	// Profile is set through SetUserProfile (its non-empty text fields and
+	// a non-zero PinnedPostID, which must be a live post of the user's) and
+	// SetUserFlag (Verified and Premium when true).
+	Profile storage.Profile
 }
 
 // User registers a user in the states opts asks for.
@@ -86,6 +98,9 @@ func User(t testing.TB, db *postgres.DB, opts *UserOpts) storage.User {
 	}
 	u, err := db.CreateUser(ctx, username, name)
 	if err != nil {
+		t.Fatalf("factory: %v", err)
+	}
+	if err := setProfile(t, db, u.ID, opts.Profile); err != nil {
 		t.Fatalf("factory: %v", err)
 	}
 	if !opts.CreatedAt.IsZero() {
@@ -131,4 +146,43 @@ func AccessToken(t testing.TB, db *postgres.DB, app storage.App, user storage.Us
 		t.Fatalf("factory: user %d already has a %s token of app %d, not %s", user.ID, tok.AccessLevel, app.ID, level)
 	}
 	return tok
+}
+
+// setProfile applies the non-zero fields of p to user id.
+func setProfile(t testing.TB, db *postgres.DB, id int64, p storage.Profile) error {
+	ctx := t.Context()
+	var change postgres.ProfileChange
+	some := false
+	for _, f := range []struct {
+		value string
+		to    **string
+	}{
+		{p.Description, &change.Description}, {p.Location, &change.Location}, {p.URL, &change.URL},
+		{p.ProfileImageURL, &change.ProfileImageURL}, {p.CountryCode, &change.CountryCode},
+	} {
+		if f.value != "" {
+			*f.to = &f.value
+			some = true
+		}
+	}
+	if p.PinnedPostID != 0 {
+		change.PinnedPostID = &p.PinnedPostID
+		some = true
+	}
+	if some {
+		if _, err := db.SetUserProfile(ctx, id, change); err != nil {
+			return err
+		}
+	}
+	for _, f := range []struct {
+		flag string
+		on   bool
+	}{{postgres.UserFlagVerified, p.Verified}, {postgres.UserFlagPremium, p.Premium}} {
+		if f.on {
+			if err := db.SetUserFlag(ctx, id, f.flag, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
