@@ -36,6 +36,12 @@ func FuzzRequests(f *testing.F) {
 		{1, "/2/media/upload/1/append", "", []byte(`{"media":"!!","segment_index":-1}`), 2},
 		{1, "/2/media/upload/1/finalize", "x=1", nil, 2},
 		{0, "/2/media/upload", "command=STATUS&media_id=99999999999999999999", nil, 2},
+		{0, "/2/tweets/search/recent", "query=%28a%20OR%20-%22b&max_results=10&next_token=zz", nil, 1},
+		{0, "/2/tweets/counts/all", "query=from:x%20min_likes:99999999999&granularity=minute&start_time=2006-03-21T00:00:01Z", nil, 1},
+		{0, "/2/tweets", "ids=1,2,3&tweet.fields=entities,,&expansions=author_id,referenced_tweets.id", nil, 1},
+		{1, "/2/tweets", "", []byte(`{"text":"x","reply":{"in_reply_to_tweet_id":"1"},"edit_options":{"previous_post_id":"2"}}`), 2},
+		{1, "/2/users/1/likes", "", []byte(`{"tweet_id":"99999999999999999999"}`), 2},
+		{0, "/2/users/by/username/%00", "user.fields=public_metrics", nil, 1},
 	}
 	for _, s := range seeds {
 		f.Add(s.method, s.path, s.query, s.body, s.authz)

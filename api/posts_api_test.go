@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
 // postsFixture is a bundle with an enterprise app beside the bundle's
@@ -425,4 +426,45 @@ func TestUserLookups(t *testing.T) {
 
 func profileChange(description *string, pinned *int64) postgres.ProfileChange {
 	return postgres.ProfileChange{Description: description, PinnedPostID: pinned}
+}
+
+func TestPostTextAndMediaExpansion(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 100)
+	photo := succeededMedia(t, b.db, b.author, factory.MediaOpts{MediaType: "image/png"},
+		storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"})
+	id := b.create(t, "oauth:author", map[string]any{"text": "look", "media": map[string]any{"media_ids": []string{fmt.Sprint(photo.ID)}}})
+	r := b.get(t, "/2/tweets/"+id+"?tweet.fields=attachments&expansions=attachments.media_keys&media.fields=width,height", b.bearer)
+	if obj(r.body, "data", "attachments", "media_keys", "0") != photo.Key || obj(r.body, "includes", "media", "0", "media_key") != photo.Key ||
+		obj(r.body, "includes", "media", "0", "type") != "photo" || obj(r.body, "includes", "media", "0", "width") != float64(64) {
+		t.Errorf("media expansion = %s", r.raw)
+	}
+	// Weighted length: CJK counts 2, a URL 23 whatever its length.
+	for text, status := range map[string]int{
+		strings.Repeat("漢", 140): 201,
+		strings.Repeat("漢", 141): 400,
+		strings.Repeat("a", 256) + " https://example.com/" + strings.Repeat("p", 300): 201,
+		strings.Repeat("a", 257) + " https://example.com/":                            400,
+	} {
+		if r := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", jsonBody(map[string]any{"text": text})); r.status != status {
+			t.Errorf("text of %d runes = %d %s, want %d", len([]rune(text)), r.status, r.raw, status)
+		}
+	}
+}
+
+func TestEditWindowCloses(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 100)
+	if err := b.db.SetUserFlag(t.Context(), b.author.ID, "premium", true); err != nil {
+		t.Fatal(err)
+	}
+	old := factory.Post(t, b.db, &factory.PostOpts{Author: b.author, Text: "old", CreatedAt: time.Now().Add(-61 * time.Minute)})
+	r := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json",
+		jsonBody(map[string]any{"text": "too late", "edit_options": map[string]any{"previous_post_id": fmt.Sprint(old.ID)}}))
+	if r.status != 400 || !strings.Contains(r.raw, "edit window") || paramNames(r.body)[0] != "edit_options.previous_post_id" {
+		t.Errorf("edit after the window = %d %s", r.status, r.raw)
+	}
+	if got := b.get(t, "/2/tweets/"+fmt.Sprint(old.ID), b.bearer); fmt.Sprint(obj(got.body, "data", "edit_history_tweet_ids")) != fmt.Sprintf("[%d]", old.ID) {
+		t.Errorf("refused edit changed the chain: %s", got.raw)
+	}
 }
