@@ -43,6 +43,7 @@ type bundle struct {
 	srv          *httptest.Server
 	api          *api.Server
 	db           *postgres.DB
+	dbURL        string
 	app, other   storage.App
 	bearer       string
 	otherBearer  string
@@ -85,7 +86,7 @@ func testModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Log
 func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 	t.Helper()
 	ctx := context.Background()
-	db, _ := storagetest.NewDB(t)
+	db, dbURL := storagetest.NewDB(t)
 	addr, n := storagetest.RedisDB(t)
 	rc := redis.NewClient(&redis.Options{Addr: addr, DB: n})
 	t.Cleanup(func() { rc.Close() })
@@ -107,7 +108,7 @@ func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 		opt(&deps)
 	}
 	handler := api.New(deps)
-	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, tokens: map[string]storage.AccessToken{}, blobDir: blobDir}
+	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, dbURL: dbURL, tokens: map[string]storage.AccessToken{}, blobDir: blobDir}
 	t.Cleanup(b.srv.Close)
 	b.app, b.bearer = newApp(t, db, "first")
 	b.other, b.otherBearer = newApp(t, db, "second")

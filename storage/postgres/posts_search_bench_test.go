@@ -2,325 +2,22 @@ package postgres_test
 
 import (
 	"context"
-	"fmt"
-	"math"
-	"math/rand/v2"
 	"os"
-	"slices"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
-	"github.com/aviary-dev/aviary/storage/posttext"
 	"github.com/aviary-dev/aviary/storage/searchquery"
 	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )
-
-// searchCorpus describes the posts loadSearchCorpus wrote, so that queries
-// can be built for words of a known frequency.
-type searchCorpus struct {
-	n          int
-	start, end time.Time // created_at of the posts spans [start, end)
-	words      []string  // the vocabulary, most frequent first (Zipf)
-	usernames  []string  // authors, most prolific first
-	protected  []int64   // ids of protected authors
-}
-
-// Shape of the generated corpus.
-const (
-	corpusSpan    = 30 * 24 * time.Hour
-	corpusAuthors = 2000
-	corpusWords   = 50000
-	corpusTags    = 2000
-)
-
-var syllables = []string{"ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "da", "ge", "hu", "zo", "be", "fi", "ja", "ku", "le", "mo", "ny"}
-
-// corpusWord is the word of rank r (0 the most frequent): two or more
-// syllables, so that every word is one token of the 'simple' parser.
-func corpusWord(r int) string {
-	var b strings.Builder
-	for i := 0; i < 2 || r > 0; i++ {
-		b.WriteString(syllables[r%len(syllables)])
-		r /= len(syllables)
-	}
-	return b.String()
-}
-
-func corpusUsername(i int) string { return fmt.Sprintf("author_%04d", i) }
-
-// loadSearchCorpus writes n posts by corpusAuthors authors over the
-// corpusSpan that ends at end, with ids that encode created_at as
-// aviary_next_id does (conversation_id = edit_root_id = id for originals):
-// texts of 6 to 24 words drawn from a Zipf vocabulary, replies (30%),
-// reposts (10%, "RT @author: text"), quotes, mentions, hashtags, cashtags,
-// links, media (20%), languages, engagement counters with a long tail, 1%
-// deleted and 0.5% superseded posts; authors post with a Zipf law too, and
-// a few are protected, suspended or deactivated. The secondary indexes of
-// posts are dropped during the COPY and built again after it; the tables
-// are then vacuumed and analyzed.
-func loadSearchCorpus(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) searchCorpus {
-	tb.Helper()
-	ctx := context.Background()
-	exec := func(sql string, args ...any) {
-		tb.Helper()
-		if _, err := pool.Exec(ctx, sql, args...); err != nil {
-			tb.Fatalf("corpus: %s: %v", sql, err)
-		}
-	}
-	c := searchCorpus{n: n, start: end.Add(-corpusSpan), end: end}
-	for r := range corpusWords {
-		c.words = append(c.words, corpusWord(r))
-	}
-	userIDs := make([]int64, corpusAuthors)
-	for i := range corpusAuthors {
-		c.usernames = append(c.usernames, corpusUsername(i))
-		var protected, suspended, deactivated *time.Time
-		at := c.start.Add(-time.Hour)
-		switch {
-		case i%50 == 7:
-			protected = &at
-		case i%100 == 13:
-			suspended = &at
-		case i%200 == 17:
-			deactivated = &at
-		}
-		err := pool.QueryRow(ctx, `INSERT INTO users (username, name, protected_at, suspended_at, deactivated_at)
-			VALUES ($1, $1, $2, $3, $4) RETURNING id`, c.usernames[i], protected, suspended, deactivated).Scan(&userIDs[i])
-		if err != nil {
-			tb.Fatalf("corpus: insert user: %v", err)
-		}
-		if protected != nil {
-			c.protected = append(c.protected, userIDs[i])
-		}
-	}
-
-	rows, err := pool.Query(ctx, `SELECT indexname, indexdef FROM pg_indexes
-		WHERE schemaname = current_schema() AND tablename = 'posts' AND indexname <> 'posts_pkey'`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	var names, defs []string
-	for rows.Next() {
-		var name, def string
-		if err := rows.Scan(&name, &def); err != nil {
-			tb.Fatal(err)
-		}
-		names, defs = append(names, name), append(defs, def)
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	for _, name := range names {
-		exec(`DROP INDEX ` + pgx.Identifier{name}.Sanitize())
-	}
-
-	rng := rand.New(rand.NewPCG(1, 2))
-	wordZipf := rand.NewZipf(rng, 1.1, 1, corpusWords-1)
-	tagZipf := rand.NewZipf(rng, 1.1, 1, corpusTags-1)
-	authorZipf := rand.NewZipf(rng, 1.1, 20, corpusAuthors-1)
-	type meta struct {
-		id, conv int64
-		author   int
-		repost   bool
-	}
-	posts := make([]meta, 0, n)
-	texts := make([]string, 0, n)
-	reposted := map[[2]int64]bool{}
-	langs := []string{"en", "en", "en", "en", "en", "en", "en", "es", "ja", "und"}
-	epochMS := int64(1288834974657)
-	step := corpusSpan / time.Duration(n)
-	i := 0
-	src := pgx.CopyFromFunc(func() ([]any, error) {
-		if i == n {
-			return nil, nil
-		}
-		created := c.start.Add(time.Duration(i) * step).Truncate(time.Microsecond)
-		id := (created.UnixMilli()-epochMS)<<22 | int64(i%4194304)
-		author := int(authorZipf.Uint64())
-		m := meta{id: id, conv: id, author: author}
-		var inReplyTo, inReplyToUser, quoteOf, repostOf, deletedAt, supersededAt any
-		var mentions, hashtags, cashtags, urls []string
-		var media []int64
-		var text strings.Builder
-		kind := rng.IntN(100)
-		if i > 0 && kind < 10 {
-			j := rng.IntN(i)
-			for posts[j].repost {
-				j = rng.IntN(i)
-			}
-			key := [2]int64{int64(author), posts[j].id}
-			if !reposted[key] {
-				reposted[key] = true
-				m.repost = true
-				repostOf = posts[j].id
-				orig := c.usernames[posts[j].author]
-				text.WriteString("RT @" + orig + ": " + texts[j])
-				mentions = append(mentions, orig)
-			}
-		}
-		if !m.repost {
-			if i > 0 && kind >= 10 && kind < 40 {
-				j := rng.IntN(i)
-				for posts[j].repost {
-					j = rng.IntN(i)
-				}
-				parent := c.usernames[posts[j].author]
-				inReplyTo, inReplyToUser, m.conv = posts[j].id, userIDs[posts[j].author], posts[j].conv
-				text.WriteString("@" + parent + " ")
-				mentions = append(mentions, parent)
-			} else if i > 0 && kind >= 40 && kind < 45 {
-				quoteOf = posts[rng.IntN(i)].id
-			}
-			for w := range 6 + rng.IntN(19) {
-				if w > 0 {
-					text.WriteByte(' ')
-				}
-				text.WriteString(c.words[wordZipf.Uint64()])
-			}
-			if rng.IntN(100) < 15 {
-				for range 1 + rng.IntN(2) {
-					u := c.usernames[authorZipf.Uint64()]
-					text.WriteString(" @" + u)
-					mentions = append(mentions, u)
-				}
-			}
-			if rng.IntN(100) < 8 {
-				for range 1 + rng.IntN(3) {
-					t := "t" + corpusWord(int(tagZipf.Uint64()))
-					text.WriteString(" #" + t)
-					hashtags = append(hashtags, t)
-				}
-			}
-			if rng.IntN(100) < 1 {
-				t := corpusWord(rng.IntN(50))[:3]
-				text.WriteString(" $" + strings.ToUpper(t))
-				cashtags = append(cashtags, t)
-			}
-			if rng.IntN(100) < 10 {
-				u := fmt.Sprintf("https://site%d.example/p/%d", rng.IntN(200), rng.IntN(100000))
-				text.WriteString(" " + u)
-				urls = append(urls, u)
-			}
-			if rng.IntN(100) < 20 {
-				for k := range 1 + rng.IntN(4) {
-					media = append(media, id*4+int64(k))
-				}
-			}
-		}
-		if rng.IntN(100) == 0 {
-			deletedAt = created.Add(time.Hour)
-		} else if rng.IntN(200) == 0 {
-			supersededAt = created.Add(time.Minute)
-		}
-		likes := 0
-		if rng.IntN(10) >= 4 {
-			u := rng.Float64()
-			likes = int(math.Pow(50000, u*u*u*u*u*u)) - 1
-		}
-		posts = append(posts, m)
-		texts = append(texts, text.String())
-		i++
-		return []any{id, userIDs[author], text.String(), nonNilInts(media), created, deletedAt,
-			langs[rng.IntN(len(langs))], m.conv, inReplyTo, inReplyToUser, quoteOf, repostOf, id, supersededAt,
-			nonNilStrings(lower(mentions)), nonNilStrings(hashtags), nonNilStrings(cashtags), nonNilStrings(posttext.URLTerms(urls)),
-			likes, likes / 4 * rng.IntN(2), likes / 8, likes / 30}, nil
-	})
-	_, err = pool.CopyFrom(ctx, pgx.Identifier{"posts"}, []string{"id", "author_id", "text", "media_ids", "created_at", "deleted_at",
-		"lang", "conversation_id", "in_reply_to_post_id", "in_reply_to_user_id", "quote_of_id", "repost_of_id", "edit_root_id", "superseded_at",
-		"mentions", "hashtags", "cashtags", "url_terms", "like_count", "repost_count", "reply_count", "quote_count"}, src)
-	if err != nil {
-		tb.Fatalf("corpus: copy posts: %v", err)
-	}
-	conn, err := pool.Acquire(ctx)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer conn.Release()
-	if _, err := conn.Exec(ctx, `SET maintenance_work_mem = '512MB'`); err != nil {
-		tb.Fatal(err)
-	}
-	for _, def := range defs {
-		if _, err := conn.Exec(ctx, def); err != nil {
-			tb.Fatalf("corpus: %s: %v", def, err)
-		}
-	}
-	exec(`VACUUM ANALYZE posts`)
-	exec(`VACUUM ANALYZE users`)
-	return c
-}
-
-func lower(s []string) []string {
-	for i := range s {
-		s[i] = strings.ToLower(s[i])
-	}
-	return s
-}
-
-func nonNilInts(s []int64) []int64 {
-	if s == nil {
-		return []int64{}
-	}
-	return s
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// benchCase is one kind of query of the benchmark; its variants (queries of
-// the same kind and frequency) are run in turn.
-type benchCase struct {
-	name     string
-	variants []string
-}
-
-func searchBenchCases(c searchCorpus) []benchCase {
-	words := func(format string, ranks ...int) []string {
-		var out []string
-		for _, r := range ranks {
-			out = append(out, fmt.Sprintf(format, c.words[r]))
-		}
-		return out
-	}
-	seq := func(from, n int) []int {
-		var out []int
-		for r := from; r < from+n; r++ {
-			out = append(out, r)
-		}
-		return out
-	}
-	var phrases, commonPhrases, ors, froms []string
-	for k := range 10 {
-		phrases = append(phrases, fmt.Sprintf(`"%s %s"`, c.words[20+k], c.words[30+k]))
-		commonPhrases = append(commonPhrases, fmt.Sprintf(`"%s %s"`, c.words[k], c.words[k+1]))
-		ors = append(ors, fmt.Sprintf("%s OR %s OR %s", c.words[50+k], c.words[150+k], c.words[400+k]))
-		froms = append(froms, "from:"+c.usernames[k*3])
-	}
-	return []benchCase{
-		{"term_common", words("%s", seq(5, 10)...)},  // each in 10% to 25% of posts
-		{"term_mid", words("%s", seq(100, 10)...)},   // ~1%
-		{"term_rare", words("%s", seq(2000, 10)...)}, // ~0.04%
-		{"phrase", phrases},                          // two words in 2% to 7% of posts each
-		{"phrase_common", commonPhrases},             // two of the 11 most common words
-		{"from", froms},
-		{"has_media", []string{"has:media"}},
-		{"min_likes", []string{"min_likes:100", "min_likes:1000"}},
-		{"or3", ors},
-	}
-}
 
 // BenchmarkSearchPosts measures SearchPosts and CountPosts on a generated
-// corpus (loadSearchCorpus) of AVIARY_BENCH_POSTS posts (100,000 unless
+// corpus (storagetest/corpus) of AVIARY_BENCH_POSTS posts (100,000 unless
 // set; the figures in docs/search.md are for 1,000,000), one query at a
 // time, and reports the p50 and p99 latency of each kind of query in
 // milliseconds, next to the same statement run bare through pgx (the
@@ -348,20 +45,20 @@ func BenchmarkSearchPosts(b *testing.B) {
 	}
 	defer pool.Close()
 	c := benchCorpus(b, pool, n)
-	window := storage.PostSearch{Start: c.end.Add(-7 * 24 * time.Hour), Limit: 100, SortOrder: storage.SortRecency}
-	countWindow := storage.PostCount{Start: c.end.Add(-7 * 24 * time.Hour), End: c.end, Granularity: storage.GranularityHour}
-	for _, bc := range searchBenchCases(c) {
-		queries := make([]*searchquery.Query, len(bc.variants))
-		for i, v := range bc.variants {
+	window := storage.PostSearch{Start: c.End.Add(-7 * 24 * time.Hour), Limit: 100, SortOrder: storage.SortRecency}
+	countWindow := storage.PostCount{Start: c.End.Add(-7 * 24 * time.Hour), End: c.End, Granularity: storage.GranularityHour}
+	for _, bc := range corpus.Cases(c) {
+		queries := make([]*searchquery.Query, len(bc.Variants))
+		for i, v := range bc.Variants {
 			if queries[i], err = searchquery.Parse(v); err != nil {
 				b.Fatalf("%s: %v", v, err)
 			}
 		}
 		search := func(q *searchquery.Query) storage.PostSearch { s := window; s.Query = q; return s }
 		count := func(q *searchquery.Query) storage.PostCount { s := countWindow; s.Query = q; return s }
-		b.Run("search/"+bc.name, func(b *testing.B) {
+		b.Run("search/"+bc.Name, func(b *testing.B) {
 			var found int
-			latencies(b, len(queries), func(i int, measured bool) error {
+			corpus.Latencies(b, len(queries), func(i int, measured bool) error {
 				page, err := db.SearchPosts(ctx, search(queries[i]))
 				if measured {
 					found += len(page.Posts)
@@ -370,18 +67,18 @@ func BenchmarkSearchPosts(b *testing.B) {
 			})
 			b.ReportMetric(float64(found)/float64(b.N), "posts/op")
 		})
-		b.Run("search/"+bc.name+"/bare", func(b *testing.B) {
+		b.Run("search/"+bc.Name+"/bare", func(b *testing.B) {
 			stmts := make([]statement, len(queries))
 			for i, q := range queries {
 				if stmts[i].sql, stmts[i].args, err = db.SearchPostsSQL(ctx, search(q)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			latencies(b, len(stmts), func(i int, _ bool) error { return bare(ctx, pool, stmts[i]) })
+			corpus.Latencies(b, len(stmts), func(i int, _ bool) error { return corpus.Bare(ctx, pool, stmts[i].sql, stmts[i].args) })
 		})
-		b.Run("count/"+bc.name, func(b *testing.B) {
+		b.Run("count/"+bc.Name, func(b *testing.B) {
 			var total int64
-			latencies(b, len(queries), func(i int, measured bool) error {
+			corpus.Latencies(b, len(queries), func(i int, measured bool) error {
 				buckets, err := db.CountPosts(ctx, count(queries[i]))
 				for _, bk := range buckets {
 					if measured {
@@ -392,14 +89,14 @@ func BenchmarkSearchPosts(b *testing.B) {
 			})
 			b.ReportMetric(float64(total)/float64(b.N), "counted/op")
 		})
-		b.Run("count/"+bc.name+"/bare", func(b *testing.B) {
+		b.Run("count/"+bc.Name+"/bare", func(b *testing.B) {
 			stmts := make([]statement, len(queries))
 			for i, q := range queries {
 				if stmts[i].sql, stmts[i].args, err = db.CountPostsSQL(ctx, count(q)); err != nil {
 					b.Fatal(err)
 				}
 			}
-			latencies(b, len(stmts), func(i int, _ bool) error { return bare(ctx, pool, stmts[i]) })
+			corpus.Latencies(b, len(stmts), func(i int, _ bool) error { return corpus.Bare(ctx, pool, stmts[i].sql, stmts[i].args) })
 		})
 	}
 }
@@ -408,43 +105,6 @@ func BenchmarkSearchPosts(b *testing.B) {
 type statement struct {
 	sql  string
 	args []any
-}
-
-// bare runs a statement as SearchPosts does and reads its rows without
-// decoding them.
-func bare(ctx context.Context, pool *pgxpool.Pool, st statement) error {
-	rows, err := pool.Query(ctx, st.sql, append([]any{pgx.QueryExecModeCacheDescribe}, st.args...)...)
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		_ = rows.RawValues()
-	}
-	return rows.Err()
-}
-
-// latencies runs each of the variants once to warm up, then b.N times
-// over the variants in turn, and reports the p50 and p99 of the runs.
-func latencies(b *testing.B, variants int, run func(i int, measured bool) error) {
-	for i := range variants {
-		if err := run(i, false); err != nil {
-			b.Fatal(err)
-		}
-	}
-	took := make([]time.Duration, 0, b.N)
-	for i := 0; b.Loop(); i++ {
-		t := time.Now()
-		if err := run(i%variants, true); err != nil {
-			b.Fatal(err)
-		}
-		took = append(took, time.Since(t))
-	}
-	slices.Sort(took)
-	at := func(p float64) float64 {
-		return float64(took[min(len(took)-1, int(math.Ceil(p*float64(len(took))))-1)]) / float64(time.Millisecond)
-	}
-	b.ReportMetric(at(0.50), "p50-ms")
-	b.ReportMetric(at(0.99), "p99-ms")
 }
 
 // benchSearchDB is the benchmark's database: a fresh one, or the one
@@ -468,7 +128,7 @@ func benchSearchDB(b *testing.B) (*postgres.DB, string) {
 // benchCorpus loads a corpus of n posts, or finds the one a previous run
 // left in a kept database (AVIARY_BENCH_SEARCH_URL): its end is the newest
 // post's time plus the step between posts.
-func benchCorpus(b *testing.B, pool *pgxpool.Pool, n int) searchCorpus {
+func benchCorpus(b *testing.B, pool *pgxpool.Pool, n int) corpus.Corpus {
 	ctx := context.Background()
 	var have int
 	var newest *time.Time
@@ -476,21 +136,13 @@ func benchCorpus(b *testing.B, pool *pgxpool.Pool, n int) searchCorpus {
 		b.Fatal(err)
 	}
 	if have == n && newest != nil {
-		c := searchCorpus{n: n, end: newest.Add(corpusSpan / time.Duration(n)), words: nil}
-		c.start = c.end.Add(-corpusSpan)
-		for r := range corpusWords {
-			c.words = append(c.words, corpusWord(r))
-		}
-		for i := range corpusAuthors {
-			c.usernames = append(c.usernames, corpusUsername(i))
-		}
-		return c
+		return corpus.Describe(n, *newest)
 	}
 	if have != 0 {
 		b.Fatalf("the benchmark database holds %d posts, not %d: empty it or use another", have, n)
 	}
 	t := time.Now()
-	c := loadSearchCorpus(b, pool, n, time.Now().UTC().Truncate(time.Second))
+	c := corpus.Load(b, pool, n, time.Now().UTC().Truncate(time.Second))
 	b.Logf("loaded %d posts in %s", n, time.Since(t).Round(time.Second))
 	return c
 }

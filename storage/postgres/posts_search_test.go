@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/searchquery"
 	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )
 
 // searchFixture writes users and posts with direct SQL, so that every
@@ -575,8 +576,8 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(pool.Close)
-	c := loadSearchCorpus(t, pool, 30_000, t0)
-	week := c.end.Add(-7 * 24 * time.Hour)
+	c := corpus.Load(t, pool, 30_000, t0)
+	week := c.End.Add(-7 * 24 * time.Hour)
 	explain := func(sql string, args []any) string {
 		t.Helper()
 		rows, err := pool.Query(ctx, "EXPLAIN "+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
@@ -589,21 +590,21 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		}
 		return strings.Join(lines, "\n")
 	}
-	rare, mid, common := c.words[3000], c.words[100], c.words[5]
+	rare, mid, common := c.Words[3000], c.Words[100], c.Words[5]
 	for _, q := range []struct {
 		query   string
 		wantGIN bool // must read the term's GIN entries
 	}{
 		{rare, true},
 		{fmt.Sprintf("%s %s", rare, mid), true},
-		{fmt.Sprintf(`"%s %s"`, c.words[3001], c.words[3002]), true},
-		{fmt.Sprintf("%s OR %s OR %s", c.words[3003], c.words[3004], c.words[3005]), true},
+		{fmt.Sprintf(`"%s %s"`, c.Words[3001], c.Words[3002]), true},
+		{fmt.Sprintf("%s OR %s OR %s", c.Words[3003], c.Words[3004], c.Words[3005]), true},
 		{fmt.Sprintf("%s -%s", rare, common), true},
 		{mid, false},
 		{common, false},
-		{fmt.Sprintf("%s OR %s OR %s", c.words[50], c.words[150], c.words[400]), false},
-		{"from:" + c.usernames[0], false},
-		{fmt.Sprintf("from:%s %s", c.usernames[1], mid), false},
+		{fmt.Sprintf("%s OR %s OR %s", c.Words[50], c.Words[150], c.Words[400]), false},
+		{"from:" + c.Usernames[0], false},
+		{fmt.Sprintf("from:%s %s", c.Usernames[1], mid), false},
 	} {
 		parsed := mustParse(t, q.query)
 		for _, s := range []storage.PostSearch{
@@ -624,7 +625,7 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 				t.Errorf("search %q (start %v, %s): the GIN index is not used:\n%s", q.query, s.Start, s.SortOrder, plan)
 			}
 		}
-		sql, args, err := db.CountPostsSQL(ctx, storage.PostCount{Query: parsed, Start: week, End: c.end, Granularity: storage.GranularityHour})
+		sql, args, err := db.CountPostsSQL(ctx, storage.PostCount{Query: parsed, Start: week, End: c.End, Granularity: storage.GranularityHour})
 		if err != nil {
 			t.Fatal(err)
 		}

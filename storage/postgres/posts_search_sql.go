@@ -6,9 +6,8 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-// SearchPostsSQL exposes the statement SearchPosts runs for s, for the
-// plan test and the benchmark's bare-pgx ceiling (compiled with the tests
-// only).
+// SearchPostsSQL is the statement SearchPosts runs for s: the plan test
+// and the benchmarks' bare-pgx ceilings run it directly.
 func (db *DB) SearchPostsSQL(ctx context.Context, s storage.PostSearch) (string, []any, error) {
 	users, err := db.searchUsers(ctx, s.Query)
 	if err != nil {
