@@ -91,12 +91,6 @@ func PostError(id int64, v Visibility, param string) *apierr.Error {
 	return e
 }
 
-// UserNotFound is the partial error of a user that can not be shown.
-func UserNotFound(id int64, param string) *apierr.Error {
-	e := apierr.NotFound("user", param, ids.Format(id))
-	e.Status = 0
-	return e
-}
 
 // Tweets renders posts (already checked visible to viewer) with o's fields
 // and expansions.

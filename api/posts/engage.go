@@ -38,7 +38,9 @@ func (m *Module) target(r *http.Request, user int64) (storage.Post, error) {
 	return m.livePost(r.Context(), "tweet_id", req.TweetID, user)
 }
 
-func (m *Module) like(w http.ResponseWriter, r *http.Request) error {
+// engage runs act for the acting user on the body's post and answers
+// with what act returns.
+func (m *Module) engage(w http.ResponseWriter, r *http.Request, what string, act func(user int64, post storage.Post) (any, error)) error {
 	user, err := actingUser(r)
 	if err != nil {
 		return err
@@ -47,57 +49,55 @@ func (m *Module) like(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if _, err := m.Store.Like(r.Context(), user, post.ID); err != nil {
-		return m.engageError("like", post.ID, err)
+	body, err := act(user, post)
+	if err != nil {
+		return m.engageError(what, post.ID, err)
 	}
-	return httpx.WriteJSON(w, http.StatusOK, likeResponse{Data: liked{Liked: true}})
+	return httpx.WriteJSON(w, http.StatusOK, body)
+}
+
+// disengage runs undo for the acting user on the post named by the path
+// value param and answers with body.
+func (m *Module) disengage(w http.ResponseWriter, r *http.Request, what, param string, undo func(user, post int64) (bool, error), body any) error {
+	user, err := actingUser(r)
+	if err != nil {
+		return err
+	}
+	post, err := httpx.PathID(r, param)
+	if err != nil {
+		return err
+	}
+	if _, err := undo(user, post); err != nil {
+		return fmt.Errorf("%s post %d: %w", what, post, err)
+	}
+	return httpx.WriteJSON(w, http.StatusOK, body)
+}
+
+func (m *Module) like(w http.ResponseWriter, r *http.Request) error {
+	return m.engage(w, r, "like", func(user int64, post storage.Post) (any, error) {
+		_, err := m.Store.Like(r.Context(), user, post.ID)
+		return likeResponse{Data: liked{Liked: true}}, err
+	})
 }
 
 func (m *Module) unlike(w http.ResponseWriter, r *http.Request) error {
-	user, err := actingUser(r)
-	if err != nil {
-		return err
-	}
-	post, err := httpx.PathID(r, "tweet_id")
-	if err != nil {
-		return err
-	}
-	if _, err := m.Store.Unlike(r.Context(), user, post); err != nil {
-		return fmt.Errorf("unlike post %d: %w", post, err)
-	}
-	return httpx.WriteJSON(w, http.StatusOK, likeResponse{Data: liked{Liked: false}})
+	return m.disengage(w, r, "unlike", "tweet_id", func(user, post int64) (bool, error) {
+		return m.Store.Unlike(r.Context(), user, post)
+	}, likeResponse{Data: liked{Liked: false}})
 }
 
 func (m *Module) repost(w http.ResponseWriter, r *http.Request) error {
-	user, err := actingUser(r)
-	if err != nil {
-		return err
-	}
-	post, err := m.target(r, user)
-	if err != nil {
-		return err
-	}
-	p := httpx.Principal(r)
-	created, err := m.Store.Repost(r.Context(), user, p.App.ID, post.ID)
-	if err != nil {
-		return m.engageError("repost", post.ID, err)
-	}
-	return httpx.WriteJSON(w, http.StatusOK, repostResponse{Data: reposted{Retweeted: true, RestID: httpx.FormatID(created.ID)}})
+	app := httpx.Principal(r).App.ID
+	return m.engage(w, r, "repost", func(user int64, post storage.Post) (any, error) {
+		created, err := m.Store.Repost(r.Context(), user, app, post.ID)
+		return repostResponse{Data: reposted{Retweeted: true, RestID: httpx.FormatID(created.ID)}}, err
+	})
 }
 
 func (m *Module) unrepost(w http.ResponseWriter, r *http.Request) error {
-	user, err := actingUser(r)
-	if err != nil {
-		return err
-	}
-	post, err := httpx.PathID(r, "source_tweet_id")
-	if err != nil {
-		return err
-	}
-	if _, err := m.Store.Unrepost(r.Context(), user, post); err != nil {
-		return fmt.Errorf("undo repost of post %d: %w", post, err)
-	}
-	return httpx.WriteJSON(w, http.StatusOK, repostResponse{Data: reposted{Retweeted: false}})
+	return m.disengage(w, r, "undo repost of", "source_tweet_id", func(user, post int64) (bool, error) {
+		return m.Store.Unrepost(r.Context(), user, post)
+	}, repostResponse{Data: reposted{Retweeted: false}})
 }
 
 // engageError maps a like or repost failure: the post deleted meanwhile

@@ -71,8 +71,35 @@ type multiple struct {
 	Errors   []map[string]any  `json:"errors,omitempty"`
 }
 
+// lookup is one user lookup: the keys asked for (ids or usernames, in
+// request order) and how to load and match them.
+type lookup struct {
+	param string
+	keys  []string
+	load  func(ctx context.Context) ([]storage.User, error)
+	// key is a user's key as keys hold it (usernames match in any case).
+	key  func(u storage.User) string
+	norm func(key string) string
+}
+
+func byIDKeys(m *Module, param string, ids []int64) lookup {
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = httpx.FormatID(id)
+	}
+	return lookup{param: param, keys: keys,
+		load: func(ctx context.Context) ([]storage.User, error) { return m.Store.UsersByIDs(ctx, ids) },
+		key:  func(u storage.User) string { return httpx.FormatID(u.ID) }, norm: func(k string) string { return k }}
+}
+
+func byNameKeys(m *Module, param string, names []string) lookup {
+	return lookup{param: param, keys: names,
+		load: func(ctx context.Context) ([]storage.User, error) { return m.Store.UsersByUsernames(ctx, names) },
+		key:  func(u storage.User) string { return strings.ToLower(u.Username) }, norm: strings.ToLower}
+}
+
 func (m *Module) me(w http.ResponseWriter, r *http.Request) error {
-	return m.answerOne(w, r, httpx.Principal(r).User.ID, "id")
+	return m.answer(w, r, byIDKeys(m, "id", []int64{httpx.Principal(r).User.ID}), true)
 }
 
 func (m *Module) byID(w http.ResponseWriter, r *http.Request) error {
@@ -80,27 +107,7 @@ func (m *Module) byID(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	return m.answerOne(w, r, id, "id")
-}
-
-func (m *Module) answerOne(w http.ResponseWriter, r *http.Request, id int64, param string) error {
-	opts, err := objects.ParseUserOptions(r)
-	if err != nil {
-		return err
-	}
-	found, err := m.Store.UsersByIDs(r.Context(), []int64{id})
-	if err != nil {
-		return fmt.Errorf("load user %d: %w", id, err)
-	}
-	res, problems, err := m.render(r.Context(), []int64{id}, found, opts, objects.ViewerOf(r), param)
-	if err != nil {
-		return err
-	}
-	out := single{Includes: res.Includes, Errors: problems}
-	if len(res.Data) == 1 {
-		out.Data = &res.Data[0]
-	}
-	return httpx.WriteJSON(w, http.StatusOK, out)
+	return m.answer(w, r, byIDKeys(m, "id", []int64{id}), true)
 }
 
 func (m *Module) byIDs(w http.ResponseWriter, r *http.Request) error {
@@ -121,19 +128,7 @@ func (m *Module) byIDs(w http.ResponseWriter, r *http.Request) error {
 	if len(errs) > 0 {
 		return apierr.InvalidRequest(errs...)
 	}
-	opts, err := objects.ParseUserOptions(r)
-	if err != nil {
-		return err
-	}
-	found, err := m.Store.UsersByIDs(r.Context(), list)
-	if err != nil {
-		return fmt.Errorf("load users: %w", err)
-	}
-	res, problems, err := m.render(r.Context(), list, found, opts, objects.ViewerOf(r), "ids")
-	if err != nil {
-		return err
-	}
-	return httpx.WriteJSON(w, http.StatusOK, multiple{Data: res.Data, Includes: res.Includes, Errors: problems})
+	return m.answer(w, r, byIDKeys(m, "ids", list), false)
 }
 
 // usernamePattern is the platform's username rule.
@@ -144,19 +139,7 @@ func (m *Module) byUsername(w http.ResponseWriter, r *http.Request) error {
 	if !usernamePattern.MatchString(name) {
 		return apierr.InvalidParam("username", fmt.Sprintf("The `username` path parameter value [%s] does not match %s", name, usernamePattern), name)
 	}
-	opts, err := objects.ParseUserOptions(r)
-	if err != nil {
-		return err
-	}
-	res, problems, err := m.byNames(r.Context(), []string{name}, opts, objects.ViewerOf(r), "username")
-	if err != nil {
-		return err
-	}
-	out := single{Includes: res.Includes, Errors: problems}
-	if len(res.Data) == 1 {
-		out.Data = &res.Data[0]
-	}
-	return httpx.WriteJSON(w, http.StatusOK, out)
+	return m.answer(w, r, byNameKeys(m, "username", []string{name}), true)
 }
 
 func (m *Module) byUsernames(w http.ResponseWriter, r *http.Request) error {
@@ -169,62 +152,50 @@ func (m *Module) byUsernames(w http.ResponseWriter, r *http.Request) error {
 			return apierr.InvalidParam("usernames", fmt.Sprintf("The `usernames` query parameter value [%s] does not match %s", n, usernamePattern), n)
 		}
 	}
+	return m.answer(w, r, byNameKeys(m, "usernames", names), false)
+}
+
+// answer loads l's users and shows the visible ones in request order, with
+// a partial error for each key that can not be shown; one is answered as
+// a single object.
+func (m *Module) answer(w http.ResponseWriter, r *http.Request, l lookup, one bool) error {
 	opts, err := objects.ParseUserOptions(r)
 	if err != nil {
 		return err
 	}
-	res, problems, err := m.byNames(r.Context(), names, opts, objects.ViewerOf(r), "usernames")
+	found, err := l.load(r.Context())
+	if err != nil {
+		return fmt.Errorf("load users by %s: %w", l.param, err)
+	}
+	byKey := make(map[string]storage.User, len(found))
+	for _, u := range found {
+		byKey[l.key(u)] = u
+	}
+	var shown []storage.User
+	var problems []*apierr.Error
+	for _, k := range l.keys {
+		u, ok := byKey[l.norm(k)]
+		if !ok || !objects.UserVisible(u) {
+			e := apierr.NotFound("user", l.param, k)
+			e.Status = 0
+			problems = append(problems, e)
+			continue
+		}
+		shown = append(shown, u)
+	}
+	res, err := m.hydrator.Users(r.Context(), shown, opts, objects.ViewerOf(r))
 	if err != nil {
 		return err
 	}
-	return httpx.WriteJSON(w, http.StatusOK, multiple{Data: res.Data, Includes: res.Includes, Errors: problems})
-}
-
-// byNames looks users up by username, in request order.
-func (m *Module) byNames(ctx context.Context, names []string, opts objects.Options, viewer objects.Viewer, param string) (objects.Result[objects.User], []map[string]any, error) {
-	found, err := m.Store.UsersByUsernames(ctx, names)
-	if err != nil {
-		return objects.Result[objects.User]{}, nil, fmt.Errorf("load users by username: %w", err)
+	errs := objects.Problems(m.Problems, problems)
+	if !one {
+		return httpx.WriteJSON(w, http.StatusOK, multiple{Data: res.Data, Includes: res.Includes, Errors: errs})
 	}
-	byName := map[string]storage.User{}
-	for _, u := range found {
-		byName[strings.ToLower(u.Username)] = u
+	out := single{Includes: res.Includes, Errors: errs}
+	if len(res.Data) == 1 {
+		out.Data = &res.Data[0]
 	}
-	var shown []storage.User
-	var problems []map[string]any
-	for _, n := range names {
-		u, ok := byName[strings.ToLower(n)]
-		if !ok || !objects.UserVisible(u) {
-			e := apierr.NotFound("user", param, n)
-			e.Status = 0
-			problems = append(problems, m.Problems.ProblemJSON(e))
-			continue
-		}
-		shown = append(shown, u)
-	}
-	res, err := m.hydrator.Users(ctx, shown, opts, viewer)
-	return res, problems, err
-}
-
-// render shows the visible users of found in list order, with an error
-// for each id that can not be shown.
-func (m *Module) render(ctx context.Context, list []int64, found []storage.User, opts objects.Options, viewer objects.Viewer, param string) (objects.Result[objects.User], []map[string]any, error) {
-	byID := map[int64]storage.User{}
-	for _, u := range found {
-		byID[u.ID] = u
-	}
-	var shown []storage.User
-	var problems []map[string]any
-	for _, id := range list {
-		u, ok := byID[id]
-		if !ok || !objects.UserVisible(u) {
-			problems = append(problems, m.Problems.ProblemJSON(objects.UserNotFound(id, param)))
-			continue
-		}
-		shown = append(shown, u)
-	}
-	res, err := m.hydrator.Users(ctx, shown, opts, viewer)
-	return res, problems, err
+	return httpx.WriteJSON(w, http.StatusOK, out)
 }
 
 // listParam reads a required comma list of 1 to maxLookup items.
