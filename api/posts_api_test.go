@@ -468,3 +468,35 @@ func TestEditWindowCloses(t *testing.T) {
 		t.Errorf("refused edit changed the chain: %s", got.raw)
 	}
 }
+
+// TestRepostsFollowTheirOriginal: a repost shows its original's text, so
+// it is shown only while the original is; expansions add only what was
+// asked for.
+func TestRepostsFollowTheirOriginal(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 100)
+	id := b.create(t, "oauth:author", map[string]any{"text": "soon protected"})
+	r := b.call(t, "POST", "/2/users/"+fmt.Sprint(b.user.ID)+"/retweets", "oauth:reader", "application/json", jsonBody(map[string]any{"tweet_id": id}))
+	if r.status != 200 {
+		t.Fatalf("repost: %d %s", r.status, r.raw)
+	}
+	rest := obj(r.body, "data", "rest_id").(string)
+	authorOnly := b.get(t, "/2/tweets/"+rest+"?tweet.fields=referenced_tweets&expansions=referenced_tweets.id.author_id", b.bearer)
+	if obj(authorOnly.body, "includes", "users", "0", "username") != "author" || obj(authorOnly.body, "includes", "tweets") != nil {
+		t.Errorf("referenced_tweets.id.author_id alone = %s, want the author and no post", authorOnly.raw)
+	}
+	if _, err := b.db.SetUserState(t.Context(), b.author.ID, "protected", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	hidden := b.get(t, "/2/tweets?ids="+rest, b.bearer)
+	if hidden.body["data"] != nil || !strings.HasSuffix(obj(hidden.body, "errors", "0", "type").(string), "not-authorized-for-resource") {
+		t.Errorf("repost of a protected author's post = %s", hidden.raw)
+	}
+	if own := b.get(t, "/2/tweets/"+rest, "oauth:author"); obj(own.body, "data", "id") != rest {
+		t.Errorf("the protected author sees the repost of their post: %s", own.raw)
+	}
+	twice := b.get(t, "/2/users?ids="+fmt.Sprint(b.user.ID)+","+fmt.Sprint(b.user.ID), b.bearer)
+	if n := len(twice.body["data"].([]any)); n != 1 {
+		t.Errorf("a repeated user id is shown %d times", n)
+	}
+}

@@ -116,6 +116,43 @@ func TestCountsRecent(t *testing.T) {
 	}
 }
 
+// TestCountsAllPages walks the pages of a counts/all request over 40 days:
+// each page covers at most 31 days, starts on a bucket boundary, and the
+// pages join without a gap or a split bucket.
+func TestCountsAllPages(t *testing.T) {
+	t.Parallel()
+	b := setup(t, 100)
+	b.create(t, "oauth:author", map[string]any{"text": "paging through counts"})
+	start := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Hour)
+	path := "/2/tweets/counts/all?query=paging&granularity=hour&start_time=" + start.Format(time.RFC3339)
+	var firstStart string
+	var total float64
+	pages := 0
+	for token := ""; pages == 0 || token != ""; pages++ {
+		p := path
+		if token != "" {
+			p += "&next_token=" + url.QueryEscape(token)
+		}
+		r := b.get(t, p, b.bearer)
+		data := r.body["data"].([]any)
+		if firstStart != "" && obj(data, fmt.Sprint(len(data)-1), "end") != firstStart {
+			t.Errorf("page %d ends at %v, want %s (where the newer page started)", pages, obj(data, fmt.Sprint(len(data)-1), "end"), firstStart)
+		}
+		firstStart = obj(data, "0", "start").(string)
+		if !strings.HasSuffix(firstStart, ":00:00.000Z") {
+			t.Errorf("page %d starts at %s, not on an hour", pages, firstStart)
+		}
+		total += obj(r.body, "meta", "total_tweet_count").(float64)
+		token, _ = obj(r.body, "meta", "next_token").(string)
+		if pages > 3 {
+			t.Fatal("too many pages")
+		}
+	}
+	if pages != 2 || total != 1 || firstStart != start.Format("2006-01-02T15:04:05.000Z") {
+		t.Errorf("%d pages, %v posts counted, oldest bucket %s; want 2 pages, 1 post, %s", pages, total, firstStart, start)
+	}
+}
+
 func TestSearchRejects(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 100)
@@ -147,6 +184,9 @@ func TestSearchRejects(t *testing.T) {
 		{"bad sort_order", "/2/tweets/search/recent?query=a&sort_order=best", b.bearer, 400, []string{"sort_order"}, ""},
 		{"bad granularity", "/2/tweets/counts/recent?query=a&granularity=week", b.bearer, 400, []string{"granularity"}, ""},
 		{"max_results on counts", "/2/tweets/counts/recent?query=a&max_results=10", b.bearer, 400, []string{"max_results"}, ""},
+		{"start_time in the future", "/2/tweets/counts/recent?query=a&start_time=" + now.Add(2*time.Hour).Format(time.RFC3339), b.bearer, 400, []string{"start_time"}, "before the request time"},
+		{"start_time in year 9999", "/2/tweets/counts/all?query=a&start_time=9999-12-31T00:00:00Z", b.bearer, 400, []string{"start_time"}, ""},
+		{"every problem at once", "/2/tweets/search/recent?query=%28a&max_results=5&sort_order=best&next_token=zz", b.bearer, 400, []string{"max_results", "next_token", "query", "sort_order"}, ""},
 		{"archive with user context", "/2/tweets/search/all?query=a", "oauth:reader", 403, nil, ""},
 		{"counts with user context", "/2/tweets/counts/recent?query=a", "oauth:reader", 403, nil, ""},
 	}

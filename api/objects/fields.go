@@ -93,6 +93,12 @@ var userExpansions = map[string]string{
 	"most_recent_tweet_id": "", "most_recent_post_id": "", "affiliation": "",
 }
 
+// The names each expansions parameter takes, sorted for error messages.
+var (
+	tweetExpansionNames = keys(tweetExpansions)
+	userExpansionNames  = keys(userExpansions)
+)
+
 // TweetParams are the query parameters of endpoints answering with posts.
 var TweetParams = []string{TweetFieldsParam, UserFieldsParam, MediaFieldsParam, PollFieldsParam, PlaceFieldsParam, ExpansionsParam}
 
@@ -113,16 +119,16 @@ func (o Options) Expands(name string) bool { return o.Expand[name] }
 // answers with posts. Every unknown name of every parameter is reported in
 // one invalid-request error.
 func ParseTweetOptions(r *http.Request) (Options, error) {
-	return parseOptions(r, tweetExpansions)
+	return parseOptions(r, tweetExpansions, tweetExpansionNames)
 }
 
 // ParseUserOptions reads the fields and expansions of an endpoint that
 // answers with users.
 func ParseUserOptions(r *http.Request) (Options, error) {
-	return parseOptions(r, userExpansions)
+	return parseOptions(r, userExpansions, userExpansionNames)
 }
 
-func parseOptions(r *http.Request, expansions map[string]string) (Options, error) {
+func parseOptions(r *http.Request, expansions map[string]string, names []string) (Options, error) {
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil { // the endpoint's query check has already refused it
 		return Options{}, httpx.FieldErrors([]validation.FieldError{{Field: "query", Message: err.Error()}})
@@ -141,7 +147,7 @@ func parseOptions(r *http.Request, expansions map[string]string) (Options, error
 	set(PlaceFieldsParam, PlaceFields)
 	o.Expand = map[string]bool{}
 	if q.Has(ExpansionsParam) {
-		items, e := validation.FieldList(ExpansionsParam, q.Get(ExpansionsParam), keys(expansions))
+		items, e := validation.FieldList(ExpansionsParam, q.Get(ExpansionsParam), names)
 		errs = append(errs, e...)
 		for _, item := range items {
 			if canonical := expansions[item]; canonical != "" {

@@ -44,7 +44,7 @@ func (l *idList) add(id int64) {
 
 // expandPosts resolves the post expansions of posts.
 func (g *graph) expandPosts(ctx context.Context, posts []storage.Post) (included, error) {
-	var refs, users, media idList
+	var refs, versions, users, media idList
 	for _, p := range posts {
 		if g.o.Expands(ExpandReferenced) || g.o.Expands(ExpandReferencedUsers) {
 			refs.add(p.RepostOfID)
@@ -54,7 +54,7 @@ func (g *graph) expandPosts(ctx context.Context, posts []storage.Post) (included
 		if g.o.Expands(ExpandEditHistory) {
 			for _, id := range p.EditHistory {
 				if id != p.ID {
-					refs.add(id)
+					versions.add(id)
 				}
 			}
 		}
@@ -88,74 +88,133 @@ func (g *graph) expandPosts(ctx context.Context, posts []storage.Post) (included
 			users.add(id)
 		}
 	}
-	return included{posts: referenced, users: users.list, media: media.list}, nil
+	var inc included
+	if g.o.Expands(ExpandReferenced) {
+		inc.posts = referenced
+	}
+	older, err := g.visiblePosts(ctx, versions.list)
+	if err != nil {
+		return included{}, err
+	}
+	inc.posts = append(inc.posts, older...)
+	inc.users, inc.media = users.list, media.list
+	return inc, nil
 }
 
-// mentioned returns the ids of the users posts mention, in order.
+// mentioned returns the ids of the users posts mention, in order: the
+// user each mention was resolved to when the post was made, else the user
+// who has that username now.
 func (g *graph) mentioned(ctx context.Context, posts []storage.Post) ([]int64, error) {
 	var names []string
 	seen := map[string]bool{}
 	for _, p := range posts {
 		for _, m := range p.Entities.Mentions {
-			if key := strings.ToLower(m.Username); !seen[key] {
+			if key := strings.ToLower(m.Username); m.UserID == 0 && !seen[key] {
 				seen[key] = true
 				names = append(names, m.Username)
 			}
 		}
 	}
-	if len(names) == 0 {
-		return nil, nil
+	byName := map[string]int64{}
+	if len(names) > 0 {
+		found, err := g.h.Store.UsersByUsernames(ctx, names)
+		if err != nil {
+			return nil, fmt.Errorf("load mentioned users: %w", err)
+		}
+		for _, u := range found {
+			byName[strings.ToLower(u.Username)] = u.ID
+			g.users[u.ID] = u
+		}
 	}
-	found, err := g.h.Store.UsersByUsernames(ctx, names)
+	var out idList
+	for _, p := range posts {
+		for _, m := range p.Entities.Mentions {
+			if m.UserID != 0 {
+				out.add(m.UserID)
+			} else {
+				out.add(byName[strings.ToLower(m.Username)])
+			}
+		}
+	}
+	return out.list, nil
+}
+
+// visiblePosts loads the posts of ids that viewer may see, in ids order.
+func (g *graph) visiblePosts(ctx context.Context, list []int64) ([]storage.Post, error) {
+	if err := g.loadPosts(ctx, list); err != nil {
+		return nil, err
+	}
+	var found []storage.Post
+	for _, id := range list {
+		if p, ok := g.posts[id]; ok {
+			found = append(found, p)
+		}
+	}
+	vis, err := g.visibility(ctx, found)
 	if err != nil {
-		return nil, fmt.Errorf("load mentioned users: %w", err)
+		return nil, err
 	}
-	byName := make(map[string]storage.User, len(found))
-	for _, u := range found {
-		byName[strings.ToLower(u.Username)] = u
-		g.users[u.ID] = u
-	}
-	var out []int64
-	for _, n := range names {
-		if u, ok := byName[strings.ToLower(n)]; ok {
-			out = append(out, u.ID)
+	var out []storage.Post
+	for _, p := range found {
+		if vis[p.ID] == Visible {
+			out = append(out, p)
 		}
 	}
 	return out, nil
 }
 
-// visiblePosts loads the posts of ids that viewer may see, in ids order.
-func (g *graph) visiblePosts(ctx context.Context, list []int64) ([]storage.Post, error) {
+// loadPosts makes sure the posts of list are loaded (unknown ids stay
+// absent).
+func (g *graph) loadPosts(ctx context.Context, list []int64) error {
 	var missing []int64
 	for _, id := range list {
 		if _, ok := g.posts[id]; !ok {
 			missing = append(missing, id)
 		}
 	}
-	if len(missing) > 0 {
-		found, err := g.h.Store.PostsByIDs(ctx, missing)
-		if err != nil {
-			return nil, fmt.Errorf("load posts %v: %w", missing, err)
-		}
-		for _, p := range found {
-			g.posts[p.ID] = p
-		}
+	if len(missing) == 0 {
+		return nil
 	}
-	var authors idList
-	for _, id := range list {
-		if p, ok := g.posts[id]; ok {
-			authors.add(p.AuthorID)
+	found, err := g.h.Store.PostsByIDs(ctx, missing)
+	if err != nil {
+		return fmt.Errorf("load posts %v: %w", missing, err)
+	}
+	for _, p := range found {
+		g.posts[p.ID] = p
+	}
+	return nil
+}
+
+// visibility says whether the viewer may see each of posts. A repost shows
+// its original's text, so it is visible only while the original is too.
+func (g *graph) visibility(ctx context.Context, posts []storage.Post) (map[int64]Visibility, error) {
+	var originals, authors idList
+	for _, p := range posts {
+		authors.add(p.AuthorID)
+		originals.add(p.RepostOfID)
+	}
+	if err := g.loadPosts(ctx, originals.list); err != nil {
+		return nil, err
+	}
+	for _, id := range originals.list {
+		if o, ok := g.posts[id]; ok {
+			authors.add(o.AuthorID)
 		}
 	}
 	if err := g.loadUsers(ctx, authors.list); err != nil {
 		return nil, err
 	}
-	var out []storage.Post
-	for _, id := range list {
-		p, ok := g.posts[id]
-		if ok && PostVisibility(p, g.users[p.AuthorID], g.viewer) == Visible {
-			out = append(out, p)
+	out := make(map[int64]Visibility, len(posts))
+	for _, p := range posts {
+		v := PostVisibility(p, g.users[p.AuthorID], g.viewer)
+		if v == Visible && p.IsRepost() {
+			o, ok := g.posts[p.RepostOfID]
+			v = Gone
+			if ok {
+				v = PostVisibility(o, g.users[o.AuthorID], g.viewer)
+			}
 		}
+		out[p.ID] = v
 	}
 	return out, nil
 }

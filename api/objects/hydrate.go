@@ -68,6 +68,20 @@ func PostVisibility(p storage.Post, author storage.User, viewer Viewer) Visibili
 	return Visible
 }
 
+// Visibility says whether viewer may see each of posts (keyed by id),
+// loading their authors and, for reposts, their originals.
+func (h *Hydrator) Visibility(ctx context.Context, posts []storage.Post, viewer Viewer) (map[int64]Visibility, error) {
+	g := h.newGraph(Options{}, viewer)
+	for _, p := range posts {
+		g.posts[p.ID] = p
+	}
+	return g.visibility(ctx, posts)
+}
+
+func (h *Hydrator) newGraph(o Options, viewer Viewer) *graph {
+	return &graph{h: h, o: o, viewer: viewer, posts: map[int64]storage.Post{}, users: map[int64]storage.User{}}
+}
+
 // UserVisible reports whether a user can be shown at all.
 func UserVisible(u storage.User) bool {
 	return u.DeletedAt == nil && u.DeactivatedAt == nil && u.SuspendedAt == nil
@@ -91,11 +105,10 @@ func PostError(id int64, v Visibility, param string) *apierr.Error {
 	return e
 }
 
-
 // Tweets renders posts (already checked visible to viewer) with o's fields
 // and expansions.
 func (h *Hydrator) Tweets(ctx context.Context, posts []storage.Post, o Options, viewer Viewer) (Result[Tweet], error) {
-	g := &graph{h: h, o: o, viewer: viewer, posts: map[int64]storage.Post{}, users: map[int64]storage.User{}}
+	g := h.newGraph(o, viewer)
 	for _, p := range posts {
 		g.posts[p.ID] = p
 	}
@@ -134,7 +147,7 @@ func (h *Hydrator) Tweets(ctx context.Context, posts []storage.Post, o Options, 
 // Users renders users (already checked visible) with o's fields and
 // expansions (pinned_tweet_id).
 func (h *Hydrator) Users(ctx context.Context, users []storage.User, o Options, viewer Viewer) (Result[User], error) {
-	g := &graph{h: h, o: o, viewer: viewer, posts: map[int64]storage.Post{}, users: map[int64]storage.User{}}
+	g := h.newGraph(o, viewer)
 	var list []int64
 	for _, u := range users {
 		g.users[u.ID] = u

@@ -114,19 +114,13 @@ func (m *Module) visible(ctx context.Context, list []int64, viewer objects.Viewe
 	if err != nil {
 		return nil, nil, fmt.Errorf("load posts: %w", err)
 	}
+	vis, err := m.Hydrator.Visibility(ctx, found, viewer)
+	if err != nil {
+		return nil, nil, err
+	}
 	byID := make(map[int64]storage.Post, len(found))
-	var authorIDs []int64
 	for _, p := range found {
 		byID[p.ID] = p
-		authorIDs = append(authorIDs, p.AuthorID)
-	}
-	authors, err := m.Store.UsersByIDs(ctx, authorIDs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("load authors: %w", err)
-	}
-	byUser := make(map[int64]storage.User, len(authors))
-	for _, u := range authors {
-		byUser[u.ID] = u
 	}
 	var shown []storage.Post
 	var problems []*apierr.Error
@@ -134,7 +128,7 @@ func (m *Module) visible(ctx context.Context, list []int64, viewer objects.Viewe
 		p, ok := byID[id]
 		v := objects.Gone
 		if ok {
-			v = objects.PostVisibility(p, byUser[p.AuthorID], viewer)
+			v = vis[id]
 		}
 		if v != objects.Visible {
 			problems = append(problems, objects.PostError(id, v, param))

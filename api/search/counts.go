@@ -63,38 +63,64 @@ func (m *Module) countHandler(a archive) httpx.HandlerFunc {
 }
 
 // parseCount reads a counts request; next is where the next (older) page
-// ends, zero when this page reaches start_time.
+// ends, zero when this page reaches start_time. A page of counts/all covers
+// at most countPage (a day for minute buckets) and starts on a bucket
+// boundary, so no bucket is split between pages.
 func (m *Module) parseCount(r *http.Request, a archive) (storage.PostCount, time.Time, error) {
 	q := query(r)
-	win, err := parseWindow(q, a, m.Clock().UTC())
+	var p problems
+	win, err := parseWindow(q, a, m.Clock().UTC(), &p)
 	if err != nil {
 		return storage.PostCount{}, time.Time{}, err
 	}
-	gran, err := enumParam(q, "granularity", []string{storage.GranularityMinute, storage.GranularityHour, storage.GranularityDay}, storage.GranularityHour)
-	if err != nil {
-		return storage.PostCount{}, time.Time{}, err
-	}
+	gran := enumParam(q, "granularity", []string{storage.GranularityMinute, storage.GranularityHour, storage.GranularityDay}, storage.GranularityHour, &p)
 	if q.Has("search_count.fields") {
-		if _, errs := validation.FieldList("search_count.fields", q.Get("search_count.fields"), countFields); len(errs) > 0 {
-			return storage.PostCount{}, time.Time{}, httpx.FieldErrors(errs)
+		_, errs := validation.FieldList("search_count.fields", q.Get("search_count.fields"), countFields)
+		for _, e := range errs {
+			p.fail(e.Field, e.Message, e.Values...)
 		}
 	}
 	end := win.end
 	if win.token != "" {
-		ms, _, err := decodeToken(win.token, countToken)
-		if err != nil {
-			return storage.PostCount{}, time.Time{}, err
-		}
+		ms, _ := decodeToken(win.token, countToken, &p)
 		if t := time.UnixMilli(ms).UTC(); t.After(win.start) && t.Before(end) {
 			end = t
 		}
 	}
+	if err := p.err(); err != nil {
+		return storage.PostCount{}, time.Time{}, err
+	}
 	start, next := win.start, time.Time{}
-	if a.countPage > 0 && end.Sub(start) > a.countPage {
-		start = end.Add(-a.countPage)
-		next = start
+	if page := pageSpan(a, gran); page > 0 && end.Sub(start) > page {
+		start = truncate(end.Add(-page), gran)
+		if !start.After(win.start) {
+			start = win.start
+		} else {
+			next = start
+		}
 	}
 	c := storage.PostCount{Query: win.query, Start: start, End: end, SinceID: win.sinceID, UntilID: win.untilID,
 		Granularity: gran, ViewerID: int64(objects.ViewerOf(r))}
 	return c, next, nil
+}
+
+// pageSpan is how much of the window one counts page of a covers with
+// buckets of gran (0: all of it).
+func pageSpan(a archive, gran string) time.Duration {
+	if a.countPage > 0 && gran == storage.GranularityMinute {
+		return min(a.countPage, 24*time.Hour)
+	}
+	return a.countPage
+}
+
+// truncate rounds t down to a bucket boundary of gran, in UTC.
+func truncate(t time.Time, gran string) time.Time {
+	switch gran {
+	case storage.GranularityMinute:
+		return t.Truncate(time.Minute)
+	case storage.GranularityHour:
+		return t.Truncate(time.Hour)
+	}
+	y, mo, d := t.UTC().Date()
+	return time.Date(y, mo, d, 0, 0, 0, 0, time.UTC)
 }

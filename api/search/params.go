@@ -31,70 +31,101 @@ type window struct {
 	token            string
 }
 
+// problems collects a request's parameter errors, so that all of them are
+// answered at once.
+type problems struct{ errs []apierr.ParamError }
+
+func (p *problems) fail(param, msg string, values ...string) {
+	p.errs = append(p.errs, apierr.Param(param, msg, values...))
+}
+
+// err is the invalid-request of the collected errors, nil when none.
+func (p *problems) err() error {
+	if len(p.errs) == 0 {
+		return nil
+	}
+	return apierr.InvalidRequest(p.errs...)
+}
+
 // parseWindow reads the parameters search and counts share: query,
-// start_time, end_time, since_id, until_id and the page token. Every
-// problem is reported, naming its parameter.
-func parseWindow(q url.Values, a archive, now time.Time) (window, error) {
+// start_time, end_time, since_id, until_id and the page token, reporting
+// every problem to p, naming its parameter. A missing query is answered
+// alone, as a missing parameter.
+func parseWindow(q url.Values, a archive, now time.Time, p *problems) (window, error) {
 	var w window
-	var errs []apierr.ParamError
-	fail := func(param, msg string, values ...string) { errs = append(errs, apierr.Param(param, msg, values...)) }
 	raw := q.Get("query")
 	if raw == "" {
 		return w, apierr.MissingParam("query")
 	}
 	if n := utf8.RuneCountInString(raw); n > a.maxQuery {
-		fail("query", fmt.Sprintf("The `query` query parameter is %d characters long; the %s search takes at most %d.", n, a.name, a.maxQuery), raw)
+		p.fail("query", fmt.Sprintf("The `query` query parameter is %d characters long; the %s search takes at most %d.", n, a.name, a.maxQuery), raw)
 	} else if parsed, err := searchquery.Parse(raw); err != nil {
 		var qe *searchquery.Error
 		if !errors.As(err, &qe) {
 			return w, fmt.Errorf("parse query: %w", err)
 		}
-		fail("query", fmt.Sprintf("There were errors processing your request: %s (at position %d)", qe.Reason, qe.Pos+1), raw)
+		p.fail("query", fmt.Sprintf("There were errors processing your request: %s (at position %d)", qe.Reason, qe.Pos+1), raw)
 	} else {
 		w.query = parsed
 	}
+	w.start, w.end = parseTimes(q, a, now, p)
+	w.sinceID = idParam(q, "since_id", p)
+	w.untilID = idParam(q, "until_id", p)
+	if w.sinceID != 0 && w.untilID != 0 && w.sinceID >= w.untilID {
+		p.fail("since_id", fmt.Sprintf("Invalid 'since_id':'%d'. 'since_id' must be smaller than 'until_id' (%d).", w.sinceID, w.untilID), q.Get("since_id"))
+	}
+	w.token = tokenParam(q, p)
+	return w, nil
+}
+
+// parseTimes reads start_time and end_time. Without end_time a request
+// reaches up to now (Aviary indexes a post as it is created); an explicit
+// end_time keeps the platform's rule of lying endMargin before the request.
+// Without start_time the window is the archive's default one before the
+// end, never reaching before the archive does.
+func parseTimes(q url.Values, a archive, now time.Time, p *problems) (start, end time.Time) {
 	earliest := firstPost
 	if a.window > 0 {
 		earliest = now.Add(-a.window)
 	}
-	// Aviary indexes a post as it is created, so without end_time a search
-	// reaches up to now; an explicit end_time keeps the platform's rule.
-	latest := now.Add(-endMargin)
-	w.start, w.end = now.Add(-a.defaultWindow), now.Add(time.Second)
-	if v, ok, msg := timeParam(q, "start_time"); ok {
-		if msg != "" {
-			fail("start_time", msg, v.raw)
-		} else if v.t.Before(earliest) {
-			fail("start_time", fmt.Sprintf("Invalid 'start_time':'%s'. 'start_time' must be on or after %s", v.raw, earliest.Format(time.RFC3339)), v.raw)
-		} else {
-			w.start = v.t
-		}
-	}
+	end = now.Add(time.Second)
+	endOK := true
 	if v, ok, msg := timeParam(q, "end_time"); ok {
-		if msg != "" {
-			fail("end_time", msg, v.raw)
-		} else if v.t.After(latest) {
-			fail("end_time", fmt.Sprintf("Invalid 'end_time':'%s'. 'end_time' must be a minimum of %d seconds prior to the request time.", v.raw, int(endMargin.Seconds())), v.raw)
-		} else {
-			w.end = v.t
+		switch {
+		case msg != "":
+			p.fail("end_time", msg, v.raw)
+			endOK = false
+		case v.t.After(now.Add(-endMargin)):
+			p.fail("end_time", fmt.Sprintf("Invalid 'end_time':'%s'. 'end_time' must be a minimum of %d seconds prior to the request time.", v.raw, int(endMargin.Seconds())), v.raw)
+			endOK = false
+		default:
+			end = v.t
 		}
 	}
-	if w.start.Before(earliest) {
-		w.start = earliest
+	start = end.Add(-a.defaultWindow)
+	if start.Before(earliest) {
+		start = earliest
 	}
-	if q.Has("end_time") && !w.end.After(w.start) && len(errs) == 0 {
-		fail("end_time", fmt.Sprintf("Invalid 'end_time':'%s'. 'end_time' must be after 'start_time' (%s).", q.Get("end_time"), w.start.Format(time.RFC3339)), q.Get("end_time"))
+	v, given, msg := timeParam(q, "start_time")
+	switch {
+	case !given:
+	case msg != "":
+		p.fail("start_time", msg, v.raw)
+		return start, end
+	case v.t.Before(earliest):
+		p.fail("start_time", fmt.Sprintf("Invalid 'start_time':'%s'. 'start_time' must be on or after %s", v.raw, earliest.Format(time.RFC3339)), v.raw)
+		return start, end
+	default:
+		start = v.t
 	}
-	w.sinceID = idParam(q, "since_id", fail)
-	w.untilID = idParam(q, "until_id", fail)
-	if w.sinceID != 0 && w.untilID != 0 && w.sinceID >= w.untilID {
-		fail("since_id", fmt.Sprintf("Invalid 'since_id':'%d'. 'since_id' must be smaller than 'until_id' (%d).", w.sinceID, w.untilID), q.Get("since_id"))
+	switch {
+	case end.After(start) || !endOK:
+	case q.Has("end_time"):
+		p.fail("end_time", fmt.Sprintf("Invalid 'end_time':'%s'. 'end_time' must be after 'start_time' (%s).", q.Get("end_time"), start.Format(time.RFC3339)), q.Get("end_time"))
+	default:
+		p.fail("start_time", fmt.Sprintf("Invalid 'start_time':'%s'. 'start_time' must be before the request time.", v.raw), v.raw)
 	}
-	w.token = tokenParam(q, fail)
-	if len(errs) > 0 {
-		return w, apierr.InvalidRequest(errs...)
-	}
-	return w, nil
+	return start, end
 }
 
 type timeValue struct {
@@ -117,28 +148,28 @@ func timeParam(q url.Values, name string) (timeValue, bool, string) {
 	return v, true, ""
 }
 
-func idParam(q url.Values, name string, fail func(param, msg string, values ...string)) int64 {
+func idParam(q url.Values, name string, p *problems) int64 {
 	if !q.Has(name) {
 		return 0
 	}
 	id, ok := validation.ParseID(q.Get(name))
 	if !ok {
-		fail(name, fmt.Sprintf("The `%s` query parameter value [%s] does not match %s", name, q.Get(name), validation.IDPattern), q.Get(name))
+		p.fail(name, fmt.Sprintf("The `%s` query parameter value [%s] does not match %s", name, q.Get(name), validation.IDPattern), q.Get(name))
 	}
 	return id
 }
 
 // tokenParam reads next_token or its alias pagination_token (both may be
 // given only with the same value).
-func tokenParam(q url.Values, fail func(param, msg string, values ...string)) string {
+func tokenParam(q url.Values, p *problems) string {
 	next, pagination := q.Get("next_token"), q.Get("pagination_token")
 	switch {
 	case q.Has("next_token") && next == "":
-		fail("next_token", "The `next_token` query parameter can not be empty", next)
+		p.fail("next_token", "The `next_token` query parameter can not be empty", next)
 	case q.Has("pagination_token") && pagination == "":
-		fail("pagination_token", "The `pagination_token` query parameter can not be empty", pagination)
+		p.fail("pagination_token", "The `pagination_token` query parameter can not be empty", pagination)
 	case next != "" && pagination != "" && next != pagination:
-		fail("pagination_token", "Give `next_token` or `pagination_token`, not two different tokens", next, pagination)
+		p.fail("pagination_token", "Give `next_token` or `pagination_token`, not two different tokens", next, pagination)
 	}
 	if next != "" {
 		return next
@@ -147,27 +178,27 @@ func tokenParam(q url.Values, fail func(param, msg string, values ...string)) st
 }
 
 // intParam reads an integer parameter in [lo, hi], def when absent.
-func intParam(q url.Values, name string, lo, hi, def int) (int, error) {
+func intParam(q url.Values, name string, lo, hi, def int, p *problems) int {
 	if !q.Has(name) {
-		return def, nil
+		return def
 	}
 	n, err := strconv.Atoi(q.Get(name))
 	if err != nil || n < lo || n > hi {
-		return 0, apierr.InvalidParam(name, fmt.Sprintf("The `%s` query parameter value [%s] is not between %d and %d", name, q.Get(name), lo, hi), q.Get(name))
+		p.fail(name, fmt.Sprintf("The `%s` query parameter value [%s] is not between %d and %d", name, q.Get(name), lo, hi), q.Get(name))
 	}
-	return n, nil
+	return n
 }
 
 // enumParam reads a parameter that takes one of allowed, def when absent.
-func enumParam(q url.Values, name string, allowed []string, def string) (string, error) {
+func enumParam(q url.Values, name string, allowed []string, def string, p *problems) string {
 	if !q.Has(name) {
-		return def, nil
+		return def
 	}
 	v := q.Get(name)
 	if e := validation.Enum(name, v, allowed); e != nil {
-		return "", apierr.InvalidParam(name, e.Message, v)
+		p.fail(name, e.Message, v)
 	}
-	return v, nil
+	return v
 }
 
 // Page tokens are opaque to clients: base64url of "<kind>:<a>:<b>", the
@@ -176,22 +207,25 @@ func encodeToken(kind string, a, b int64) string {
 	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%s:%d:%d", kind, a, b))
 }
 
-func decodeToken(raw, kind string) (int64, int64, error) {
-	bad := apierr.InvalidParam("next_token", fmt.Sprintf("The `next_token` query parameter value [%s] is not a token this endpoint gave out", raw), raw)
+func decodeToken(raw, kind string, p *problems) (int64, int64) {
+	bad := func() (int64, int64) {
+		p.fail("next_token", fmt.Sprintf("The `next_token` query parameter value [%s] is not a token this endpoint gave out", raw), raw)
+		return 0, 0
+	}
 	b, err := base64.RawURLEncoding.DecodeString(raw)
 	if err != nil {
-		return 0, 0, bad
+		return bad()
 	}
 	parts := strings.Split(string(b), ":")
 	if len(parts) != 3 || parts[0] != kind {
-		return 0, 0, bad
+		return bad()
 	}
 	x, err1 := strconv.ParseInt(parts[1], 10, 64)
 	y, err2 := strconv.ParseInt(parts[2], 10, 64)
 	if err1 != nil || err2 != nil || y < 0 {
-		return 0, 0, bad
+		return bad()
 	}
-	return x, y, nil
+	return x, y
 }
 
 // query returns the request's parsed query string (the endpoint's query

@@ -54,35 +54,28 @@ func (m *Module) searchHandler(a archive) httpx.HandlerFunc {
 	}
 }
 
-// parseSearch reads a search request.
+// parseSearch reads a search request; every parameter problem is answered
+// at once.
 func (m *Module) parseSearch(r *http.Request, a archive) (storage.PostSearch, objects.Options, error) {
 	q := query(r)
-	win, err := parseWindow(q, a, m.Clock().UTC())
-	if err != nil {
-		return storage.PostSearch{}, objects.Options{}, err
-	}
-	limit, err := intParam(q, "max_results", 10, a.maxResults, 10)
-	if err != nil {
-		return storage.PostSearch{}, objects.Options{}, err
-	}
-	order, err := enumParam(q, "sort_order", []string{storage.SortRecency, storage.SortRelevancy}, storage.SortRecency)
-	if err != nil {
-		return storage.PostSearch{}, objects.Options{}, err
-	}
-	opts, err := objects.ParseTweetOptions(r)
+	var p problems
+	win, err := parseWindow(q, a, m.Clock().UTC(), &p)
 	if err != nil {
 		return storage.PostSearch{}, objects.Options{}, err
 	}
 	s := storage.PostSearch{Query: win.query, Start: win.start, End: win.end, SinceID: win.sinceID, UntilID: win.untilID,
-		Limit: limit, SortOrder: order, ViewerID: int64(objects.ViewerOf(r))}
+		Limit:     intParam(q, "max_results", 10, a.maxResults, 10, &p),
+		SortOrder: enumParam(q, "sort_order", []string{storage.SortRecency, storage.SortRelevancy}, storage.SortRecency, &p),
+		ViewerID:  int64(objects.ViewerOf(r))}
 	if win.token != "" {
-		score, id, err := decodeToken(win.token, searchToken)
-		if err != nil {
-			return storage.PostSearch{}, objects.Options{}, err
-		}
+		score, id := decodeToken(win.token, searchToken, &p)
 		s.After = &storage.PostCursor{Score: score, ID: id}
 	}
-	return s, opts, nil
+	if err := p.err(); err != nil {
+		return storage.PostSearch{}, objects.Options{}, err
+	}
+	opts, err := objects.ParseTweetOptions(r)
+	return s, opts, err
 }
 
 // newestOldest are the highest and lowest ids of posts.

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -123,7 +124,9 @@ func (m *Module) byIDs(w http.ResponseWriter, r *http.Request) error {
 			errs = append(errs, apierr.Param("ids", fmt.Sprintf("The `ids` query parameter value [%s] does not match %s", item, validation.IDPattern), item))
 			continue
 		}
-		list = append(list, id)
+		if !slices.Contains(list, id) { // a repeated id is shown once
+			list = append(list, id)
+		}
 	}
 	if len(errs) > 0 {
 		return apierr.InvalidRequest(errs...)
@@ -147,12 +150,16 @@ func (m *Module) byUsernames(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	var unique []string
 	for _, n := range names {
 		if !usernamePattern.MatchString(n) {
 			return apierr.InvalidParam("usernames", fmt.Sprintf("The `usernames` query parameter value [%s] does not match %s", n, usernamePattern), n)
 		}
+		if !slices.ContainsFunc(unique, func(u string) bool { return strings.EqualFold(u, n) }) {
+			unique = append(unique, n)
+		}
 	}
-	return m.answer(w, r, byNameKeys(m, "usernames", names), false)
+	return m.answer(w, r, byNameKeys(m, "usernames", unique), false)
 }
 
 // answer loads l's users and shows the visible ones in request order, with
