@@ -57,9 +57,13 @@ var Rules = []Rule{
 	{Name: "validation-leaf", Pkgs: pkgs("validation"), Files: All,
 		Allow:  anyOf(std, ext("github.com/go-playground/validator/v10")),
 		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
+	// storage/posttext is allowed for storage/searchquery so that the query
+	// language can follow the text rules (its tests check its hashtags
+	// against posttext's); its code cannot import posttext while storage
+	// imports searchquery (an import cycle).
 	{Name: "storage-text-leaves", Pkgs: pkgs("storage/searchquery", "storage/posttext"), Files: All,
-		Allow:  anyOf(std, pkgs("storage")),
-		Reason: "the search query language and post text rules are leaves: standard library and the storage records only (docs/search.md)"},
+		Allow:  anyOf(std, pkgs("storage", "storage/posttext")),
+		Reason: "the search query language and post text rules are leaves: standard library, the storage records and the post text rules only (docs/search.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},

@@ -15,3 +15,6 @@ type HistoryRecord = historyRecord
 func (db *DB) RecordHistory(ctx context.Context, rec HistoryRecord) error {
 	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return recordHistory(ctx, tx, rec) })
 }
+
+// UserMetricsSQL is UserMetrics' statement, for the plan test.
+const UserMetricsSQL = userMetricsSQL

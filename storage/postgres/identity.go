@@ -163,20 +163,25 @@ func (db *DB) UsersByUsernames(ctx context.Context, names []string) ([]storage.U
 	return out, wrap("scan users by username", err)
 }
 
+// userMetricsSQL is UserMetrics' statement ($1: the user ids). The posts
+// count is an index-only scan of posts_author_live (0014), whose predicate
+// is the count's; the likes count one of the likes primary key.
+const userMetricsSQL = `SELECT u.id,
+		(SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL AND p.superseded_at IS NULL),
+		(SELECT count(*) FROM likes l WHERE l.user_id = u.id)
+	FROM users u WHERE u.id = ANY($1)`
+
 // UserMetrics returns the counters of the known users among ids, in one
 // query: Posts counts live posts, reposts included, superseded versions of
-// edited posts not (the posts_author index); Likes counts the user's likes
-// rows (the likes primary key). There is no follow or list model yet:
+// edited posts not (the posts_author_live index); Likes counts the user's
+// likes rows (the likes primary key). There is no follow or list model yet:
 // Followers, Following and Listed are 0.
 func (db *DB) UserMetrics(ctx context.Context, ids []int64) (map[int64]storage.UserMetrics, error) {
 	out := make(map[int64]storage.UserMetrics, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := db.pool.Query(ctx, `SELECT u.id,
-			(SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL AND p.superseded_at IS NULL),
-			(SELECT count(*) FROM likes l WHERE l.user_id = u.id)
-		FROM users u WHERE u.id = ANY($1)`, ids)
+	rows, err := db.pool.Query(ctx, userMetricsSQL, ids)
 	if err != nil {
 		return nil, wrap("query user metrics", err)
 	}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -31,7 +30,8 @@ import (
 //     the latest one; a user likes and reposts a chain at most once.
 //   - Likes rows and reposts name the version that was the latest when they
 //     were made. Replies and quotes name the version the caller named.
-//   - DeletePost deletes every version of the chain at once.
+//   - DeletePost deletes every version of the chain at once, and the live
+//     reposts of any of them.
 
 // postColumns are the columns scanPost reads, in its order, from a query
 // that names the posts table p (FROM posts p, INSERT INTO posts AS p,
@@ -211,34 +211,19 @@ func termsFor(p storage.Post) storage.PostTerms {
 	return p.Terms
 }
 
-// termsOf derives the search terms of entities: lower-cased usernames and
-// tags, and the url: terms of the links' expanded URLs.
+// termsOf derives the search terms of entities as posttext defines them
+// (posttext.Tags: NFC-normalized, lower-cased usernames and tags), the
+// forms the search operators compile their values to, and the url: terms
+// of the links' expanded URLs.
 func termsOf(e storage.Entities) storage.PostTerms {
 	var t storage.PostTerms
-	for _, m := range e.Mentions {
-		t.Mentions = appendTerm(t.Mentions, m.Username)
-	}
-	for _, h := range e.Hashtags {
-		t.Hashtags = appendTerm(t.Hashtags, h.Tag)
-	}
-	for _, c := range e.Cashtags {
-		t.Cashtags = appendTerm(t.Cashtags, c.Tag)
-	}
+	t.Mentions, t.Hashtags, t.Cashtags = posttext.Tags(e)
 	urls := make([]string, 0, len(e.URLs))
 	for _, u := range e.URLs {
 		urls = append(urls, cmp.Or(u.ExpandedURL, u.URL))
 	}
 	t.URLTerms = posttext.URLTerms(urls)
 	return t
-}
-
-// appendTerm appends v lower-cased unless it is empty or already there.
-func appendTerm(list []string, v string) []string {
-	v = strings.ToLower(v)
-	if v == "" || slices.Contains(list, v) {
-		return list
-	}
-	return append(list, v)
 }
 
 func nonNilText(list []string) []string {
@@ -564,10 +549,17 @@ func (db *DB) PostsByIDs(ctx context.Context, ids []int64) ([]storage.Post, erro
 
 // DeletePost marks a live post deleted at time at, with every other live
 // version of its edit chain, and returns it. A post already deleted yields
-// storage.ErrNotFound. When the post is a reply, a quote or a repost, the
-// parent's reply count, the quoted post's quote count or the original's
-// repost count goes down in the same transaction (on the latest version of
-// that chain).
+// storage.ErrNotFound. The live reposts of the chain (of any of its
+// versions) are deleted at the same time, as on the platform: a repost
+// copies its original's text, which must go with it. The chain's own
+// counters stay as they were. When the post is a reply, a quote or a
+// repost, the parent's reply count, the quoted post's quote count or the
+// original's repost count goes down in the same transaction (on the latest
+// version of that chain).
+//
+// Every change of a repost (Repost, Unrepost, DeletePost of the repost)
+// holds its original's chain lock, which this holds too, so a repost made
+// or undone concurrently is either deleted here or refused afterwards.
 func (db *DB) DeletePost(ctx context.Context, id int64, at time.Time) (storage.Post, error) {
 	var out storage.Post
 	err := db.inTx(ctx, fmt.Sprintf("delete post %d", id), func(tx pgx.Tx) error {
@@ -591,6 +583,11 @@ func (db *DB) DeletePost(ctx context.Context, id int64, at time.Time) (storage.P
 		}
 		if tag.RowsAffected() == 0 {
 			return storage.ErrNotFound
+		}
+		// The chain's reposts (posts_reposts_of), by anyone.
+		if _, err := tx.Exec(ctx, `UPDATE posts SET deleted_at = $2
+			WHERE deleted_at IS NULL AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $1)`, root, at); err != nil {
+			return fmt.Errorf("delete reposts of post %d: %w", root, err)
 		}
 		for _, c := range []struct {
 			counter string

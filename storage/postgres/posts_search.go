@@ -239,13 +239,23 @@ func (b *sqlBuilder) where(q *searchquery.Query, viewerID int64, start, end time
 	if err != nil {
 		return "", err
 	}
+	viewer := b.arg(viewerID)
 	conds := []string{
 		`p.deleted_at IS NULL`,
 		`p.superseded_at IS NULL`,
 		// The author's state: a semi-join probing users by id.
 		`EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id
 			AND u.suspended_at IS NULL AND u.deactivated_at IS NULL AND u.deleted_at IS NULL
-			AND (u.protected_at IS NULL OR u.id = ` + b.arg(viewerID) + `))`,
+			AND (u.protected_at IS NULL OR u.id = ` + viewer + `))`,
+		// A repost copies its original's text: it is found only while the
+		// original is visible too (live, its author's state). Evaluated
+		// for reposts only, as a probe of posts_pkey and users_pkey; OFFSET
+		// 0 keeps the planner from turning it into a hashed subplan, which
+		// would read every post.
+		`(p.repost_of_id IS NULL OR EXISTS (SELECT 1 FROM posts o JOIN users ou ON ou.id = o.author_id
+			WHERE o.id = p.repost_of_id AND o.deleted_at IS NULL
+			AND ou.suspended_at IS NULL AND ou.deactivated_at IS NULL AND ou.deleted_at IS NULL
+			AND (ou.protected_at IS NULL OR ou.id = ` + viewer + `) OFFSET 0))`,
 		match,
 	}
 	if !start.IsZero() {
@@ -344,15 +354,16 @@ func (b *sqlBuilder) operator(op *searchquery.Operator) (string, error) {
 		return "p.author_id = " + b.userID(op.Value), nil
 	case searchquery.OpTo:
 		return "p.in_reply_to_user_id = " + b.userID(op.Value), nil
-	case searchquery.OpMention:
-		return "p.mentions @> " + b.arg([]string{strings.ToLower(op.Value)}) + "::text[]", nil
-	case searchquery.OpHashtag:
-		return "p.hashtags @> " + b.arg([]string{strings.ToLower(op.Value)}) + "::text[]", nil
-	case searchquery.OpCashtag:
-		return "p.cashtags @> " + b.arg([]string{strings.ToLower(op.Value)}) + "::text[]", nil
+	case searchquery.OpMention, searchquery.OpHashtag, searchquery.OpCashtag:
+		// The form posttext.Tags stores (NFC, lower case): the parser
+		// lower-cases but cannot normalize.
+		column := map[string]string{searchquery.OpMention: "p.mentions", searchquery.OpHashtag: "p.hashtags",
+			searchquery.OpCashtag: "p.cashtags"}[op.Name]
+		return column + " @> " + b.arg([]string{posttext.NormalizeTag(op.Value)}) + "::text[]", nil
 	case searchquery.OpURL:
 		u := posttext.NormalizeURL(op.Value)
-		if u == "" {
+		if u == "" || len(u) > posttext.MaxURLTermBytes {
+			// No post has this term (URLTerms leaves out longer ones).
 			return "false", nil
 		}
 		return "p.url_terms @> " + b.arg([]string{u}) + "::text[]", nil

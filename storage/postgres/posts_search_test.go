@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/posttext"
 	"github.com/aviary-dev/aviary/storage/searchquery"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
@@ -564,9 +566,10 @@ func TestSearchPostsBindsValues(t *testing.T) {
 }
 
 // TestSearchPlansUseIndexes checks on a generated corpus that term, phrase,
-// OR and from: searches and counts read posts through indexes (the term's
-// GIN entries, or an index in the result's order for a common term), never
-// with a sequential scan of posts.
+// OR, from: and is:retweet searches and counts read posts through indexes
+// (the term's GIN entries, or an index in the result's order for a common
+// term), never with a sequential scan of posts, and that a repost's original
+// is probed by id, never hashed from a scan of every post.
 func TestSearchPlansUseIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -605,6 +608,7 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		{fmt.Sprintf("%s OR %s OR %s", c.Words[50], c.Words[150], c.Words[400]), false},
 		{"from:" + c.Usernames[0], false},
 		{fmt.Sprintf("from:%s %s", c.Usernames[1], mid), false},
+		{"is:retweet", false}, // every candidate probes its original
 	} {
 		parsed := mustParse(t, q.query)
 		for _, s := range []storage.PostSearch{
@@ -621,6 +625,9 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 			if strings.Contains(plan, "Seq Scan on posts") {
 				t.Errorf("search %q (start %v, %s): sequential scan of posts:\n%s", q.query, s.Start, s.SortOrder, plan)
 			}
+			if strings.Contains(plan, "hashed SubPlan") {
+				t.Errorf("search %q (start %v, %s): the reposts' originals are hashed, not probed:\n%s", q.query, s.Start, s.SortOrder, plan)
+			}
 			if q.wantGIN && !strings.Contains(plan, "posts_search_vector") {
 				t.Errorf("search %q (start %v, %s): the GIN index is not used:\n%s", q.query, s.Start, s.SortOrder, plan)
 			}
@@ -633,8 +640,168 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		if strings.Contains(plan, "Seq Scan on posts") {
 			t.Errorf("count %q: sequential scan of posts:\n%s", q.query, plan)
 		}
+		if strings.Contains(plan, "hashed SubPlan") {
+			t.Errorf("count %q: the reposts' originals are hashed, not probed:\n%s", q.query, plan)
+		}
 		if q.wantGIN && !strings.Contains(plan, "posts_search_vector") {
 			t.Errorf("count %q: the GIN index is not used:\n%s", q.query, plan)
+		}
+	}
+}
+
+// A repost copies its original's text: search and counts find it only
+// while its original is visible to the viewer too.
+func TestSearchPostsRepostsOfHiddenOriginals(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newSearchFixture(t)
+	bob := f.user("bob")
+	alice := f.user("alice")
+	pete := f.user("pete", "protected")
+	sam, dan, del := f.user("sam", "suspended"), f.user("dan", "deactivated"), f.user("del", "deleted")
+
+	repost := func(original int64, author string) int64 {
+		return f.post(bob, "RT @"+author+": hello", map[string]any{"repost_of_id": original, "mentions": []string{author}})
+	}
+	live := f.post(alice, "hello", nil)
+	gone := f.post(alice, "hello", map[string]any{"deleted_at": t0})
+	// An edited original: the repost names the first version, which is
+	// superseded but still the visible chain's.
+	v1 := f.post(alice, "hello", map[string]any{"superseded_at": t0})
+	f.post(alice, "hello again", map[string]any{"edit_root_id": v1})
+	ofLive, ofEdited := repost(live, "alice"), repost(v1, "alice")
+	repost(gone, "alice") // left by a delete made without DeletePost
+	ofProtected := repost(f.post(pete, "hello", nil), "pete")
+	repost(f.post(sam, "hello", nil), "sam")
+	repost(f.post(dan, "hello", nil), "dan")
+	repost(f.post(del, "hello", nil), "del")
+
+	for _, c := range []struct {
+		query  string
+		viewer int64
+		want   []int64 // ascending
+	}{
+		{"from:bob", 0, []int64{ofLive, ofEdited}},
+		{"is:retweet", 0, []int64{ofLive, ofEdited}},
+		{"from:bob", alice, []int64{ofLive, ofEdited}},
+		{"from:bob", pete, []int64{ofLive, ofEdited, ofProtected}},
+		{"from:bob", bob, []int64{ofLive, ofEdited}},
+		{"@pete", pete, []int64{ofProtected}},
+		{"@pete", 0, nil},
+		{"@sam OR @dan OR @del", 0, nil},
+		{"has:mentions -@alice", pete, []int64{ofProtected}},
+	} {
+		page, err := f.db.SearchPosts(ctx, storage.PostSearch{Query: mustParse(t, c.query), Limit: 100, ViewerID: c.viewer})
+		if err != nil {
+			t.Fatalf("search %q: %v", c.query, err)
+		}
+		want := slices.Clone(c.want)
+		slices.Reverse(want)
+		if got := pageIDs(page.Posts); !slices.Equal(got, want) && len(got)+len(want) > 0 {
+			t.Errorf("search %q (viewer %d) = %v, want %v", c.query, c.viewer, got, want)
+		}
+		buckets, err := f.db.CountPosts(ctx, storage.PostCount{Query: mustParse(t, c.query), Start: t0, End: t0.Add(time.Hour),
+			Granularity: storage.GranularityHour, ViewerID: c.viewer})
+		if err != nil {
+			t.Fatalf("count %q: %v", c.query, err)
+		}
+		if len(buckets) != 1 || buckets[0].Count != int64(len(c.want)) {
+			t.Errorf("count %q (viewer %d) = %+v, want one bucket of %d", c.query, c.viewer, buckets, len(c.want))
+		}
+	}
+}
+
+// The # terms CreatePost stores (posttext.Tags: NFC, lower case) are the
+// ones the parser accepts and the search compiles to (posttext.NormalizeTag),
+// for every character extraction allows in a hashtag.
+func TestSearchPostsHashtagsAsExtracted(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newSearchFixture(t)
+	u := f.user("tagger")
+	create := func(text string) int64 {
+		t.Helper()
+		p, err := f.db.CreatePost(ctx, storage.Post{AuthorID: u, Text: text, Entities: posttext.Extract(text)})
+		if err != nil {
+			t.Fatalf("CreatePost(%q): %v", text, err)
+		}
+		return p.ID
+	}
+	tower := create("#東京・タワー の夜景")
+	catalan := create("Visca #l·l i #Barça")
+	cafe := create("un #Cafe\u0301 noir") // decomposed: e + combining acute
+	zwnj := create("#می\u200cخواهم")
+	for _, c := range []struct {
+		query string
+		want  int64
+	}{
+		{"#東京・タワー", tower},
+		{"#l·l", catalan},
+		{"#L·L", catalan},
+		{"#barça", catalan},
+		{"#café", cafe},          // composed
+		{"#CAFE\u0301", cafe},    // decomposed, upper case
+		{"#می\u200cخواهم", zwnj}, // ZWNJ
+	} {
+		page, err := f.db.SearchPosts(ctx, storage.PostSearch{Query: mustParse(t, c.query), Limit: 10})
+		if err != nil {
+			t.Fatalf("search %q: %v", c.query, err)
+		}
+		if got := pageIDs(page.Posts); !slices.Equal(got, []int64{c.want}) {
+			t.Errorf("search %q = %v, want [%d]", c.query, got, c.want)
+		}
+	}
+	if got := reload(t, f.db, cafe).Terms.Hashtags; !slices.Equal(got, []string{"café"}) {
+		t.Errorf("stored hashtags %q, want the NFC form [café]", got)
+	}
+}
+
+// A link weighs 23 characters whatever its length: a post may carry one of
+// thousands, whose url: term would not fit a GIN index entry. It is stored
+// without that term, and found by its host.
+func TestCreatePostWithALongURL(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newSearchFixture(t)
+	u := f.user("linker")
+	// Letters and digits that do not compress: PostgreSQL compresses a
+	// long index entry before it checks its size.
+	rng := rand.New(rand.NewPCG(1, 2))
+	path := make([]byte, 5000)
+	for i := range path {
+		path[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[rng.IntN(36)]
+	}
+	long := "https://www.Example.com/" + string(path)
+	text := "read " + long + " now"
+	if n := posttext.WeightedLength(text); n > posttext.MaxWeightedLength {
+		t.Fatalf("weighted length %d, want a valid post", n)
+	}
+	entities := posttext.Extract(text)
+	if len(entities.URLs) != 1 || entities.URLs[0].URL != long {
+		t.Fatalf("links %+v, want the whole long URL", entities.URLs)
+	}
+	p, err := f.db.CreatePost(ctx, storage.Post{AuthorID: u, Text: text, Entities: entities})
+	if err != nil {
+		t.Fatalf("CreatePost: %v", err)
+	}
+	if want := []string{"www.example.com", "example.com"}; !slices.Equal(p.Terms.URLTerms, want) {
+		t.Errorf("url terms %.200q, want %q", p.Terms.URLTerms, want)
+	}
+	for _, c := range []struct {
+		query string
+		want  []int64
+	}{
+		{"url:example.com", []int64{p.ID}},
+		{"url:www.example.com", []int64{p.ID}},
+		{"has:links", []int64{p.ID}},
+		{`url:"` + long + `"`, nil}, // longer than any stored term
+	} {
+		page, err := f.db.SearchPosts(ctx, storage.PostSearch{Query: mustParse(t, c.query), Limit: 10})
+		if err != nil {
+			t.Fatalf("search %.40q: %v", c.query, err)
+		}
+		if got := pageIDs(page.Posts); !slices.Equal(got, c.want) && len(got)+len(c.want) > 0 {
+			t.Errorf("search %.40q = %v, want %v", c.query, got, c.want)
 		}
 	}
 }

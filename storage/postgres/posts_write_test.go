@@ -6,9 +6,13 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -277,6 +281,60 @@ func TestDeletePostCounters(t *testing.T) {
 	wantMetrics(t, db, "after deleting the edited reply", original.ID, storage.PostMetrics{Replies: 1})
 	_, err = db.DeletePost(ctx, v3.ID, t0)
 	wantErrIs(t, "deleting a deleted chain's latest version", err, storage.ErrNotFound)
+}
+
+// Deleting a post deletes the live reposts of its chain (of every
+// version), in the same transaction, and only those.
+func TestDeletePostDeletesReposts(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	alice := factory.User(t, db, nil)
+	bob, carol, dave, erin := factory.User(t, db, nil), factory.User(t, db, nil), factory.User(t, db, nil), factory.User(t, db, nil)
+	original := factory.Post(t, db, &factory.PostOpts{Author: alice})
+	bobs := factory.Post(t, db, &factory.PostOpts{Author: bob, RepostOf: original}) // names the first version
+	v2 := factory.Edit(t, db, original, "v2")
+	carols := factory.Post(t, db, &factory.PostOpts{Author: carol, RepostOf: original}) // names v2
+	daves := factory.Post(t, db, &factory.PostOpts{Author: dave, RepostOf: v2})
+	if done, err := db.Unrepost(ctx, dave.ID, v2.ID); err != nil || !done {
+		t.Fatalf("Unrepost = %v, %v", done, err)
+	}
+	undone := reload(t, db, daves.ID).DeletedAt // now(), not t0
+	if undone == nil {
+		t.Fatal("dave's undone repost is live")
+	}
+	other := factory.Post(t, db, &factory.PostOpts{Author: alice})
+	erins := factory.Post(t, db, &factory.PostOpts{Author: erin, RepostOf: other})
+	if carols.RepostOfID != v2.ID || bobs.RepostOfID != original.ID {
+		t.Fatalf("reposts name %d and %d, want %d and %d", bobs.RepostOfID, carols.RepostOfID, original.ID, v2.ID)
+	}
+
+	if _, err := db.DeletePost(ctx, original.ID, t0); err != nil {
+		t.Fatalf("DeletePost: %v", err)
+	}
+	for _, rt := range []storage.Post{bobs, carols} {
+		checkStamp(t, fmt.Sprintf("repost %d deleted_at", rt.ID), reload(t, db, rt.ID).DeletedAt, &t0)
+	}
+	checkStamp(t, "the undone repost's deleted_at", reload(t, db, daves.ID).DeletedAt, undone)
+	checkStamp(t, "another post's repost deleted_at", reload(t, db, erins.ID).DeletedAt, nil)
+	metrics, err := db.UserMetrics(ctx, []int64{bob.ID, carol.ID, erin.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if metrics[bob.ID].Posts != 0 || metrics[carol.ID].Posts != 0 || metrics[erin.ID].Posts != 1 {
+		t.Errorf("post counts after the delete = %+v, want bob 0, carol 0, erin 1", metrics)
+	}
+	// Nothing is left to undo, and the original cannot be reposted again.
+	if done, err := db.Unrepost(ctx, bob.ID, original.ID); err != nil || done {
+		t.Errorf("Unrepost of a deleted post's repost = %v, %v; want false", done, err)
+	}
+	_, err = db.Repost(ctx, dave.ID, 0, v2.ID)
+	wantErrIs(t, "Repost of a deleted post", err, storage.ErrNotFound)
+	// Deleting a repost itself still works on its own.
+	if _, err := db.DeletePost(ctx, erins.ID, t0); err != nil {
+		t.Errorf("DeletePost of a repost: %v", err)
+	}
+	wantMetrics(t, db, "reposted post after its repost is deleted", other.ID, storage.PostMetrics{})
 }
 
 func TestEditPost(t *testing.T) {
@@ -681,6 +739,58 @@ func TestUserMetrics(t *testing.T) {
 	}
 	if empty, err := db.UserMetrics(ctx, nil); err != nil || len(empty) != 0 {
 		t.Errorf("UserMetrics(nil) = %v, %v", empty, err)
+	}
+}
+
+// A user's post count reads only the partial index of live, latest posts
+// (posts_author_live, 0014): an index-only scan, not every post of the
+// user from the heap.
+func TestUserMetricsPlan(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, url := storagetest.NewDB(t)
+	pool, err := pgxpool.New(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	prolific, quiet := factory.User(t, db, nil), factory.User(t, db, nil)
+	// 3,000 posts of one author (a tenth deleted, a tenth superseded) and
+	// 30 of another.
+	for _, a := range []struct {
+		id int64
+		n  int
+	}{{prolific.ID, 3000}, {quiet.ID, 30}} {
+		_, err := pool.Exec(ctx, `INSERT INTO posts (id, author_id, text, conversation_id, edit_root_id, deleted_at, superseded_at)
+			SELECT s.id, $1, 'post ' || s.i, s.id, s.id,
+				CASE WHEN s.i % 10 = 1 THEN now() END, CASE WHEN s.i % 10 = 2 THEN now() END
+			FROM (SELECT i, aviary_next_id() AS id FROM generate_series(1, $2::int) AS i) s`, a.id, a.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `VACUUM ANALYZE posts`); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.UserMetrics(ctx, []int64{prolific.ID, quiet.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[prolific.ID].Posts != 2400 || got[quiet.ID].Posts != 24 {
+		t.Errorf("post counts %+v, want 2400 and 24", got)
+	}
+	for _, ids := range [][]int64{{prolific.ID}, {quiet.ID}, {prolific.ID, quiet.ID}} {
+		rows, err := pool.Query(ctx, "EXPLAIN "+postgres.UserMetricsSQL, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if plan := strings.Join(lines, "\n"); !strings.Contains(plan, "Index Only Scan using posts_author_live on posts") {
+			t.Errorf("users %v: the post count is not an index-only scan of posts_author_live:\n%s", ids, plan)
+		}
 	}
 }
 

@@ -81,7 +81,7 @@ func hashtagAt(r []rune, i int) (int, bool) {
 		return 0, false // a keycap emoji: #️⃣
 	}
 	end, letter := i+1, false
-	for end < len(r) && isHashtagRune(r[end]) {
+	for end < len(r) && IsHashtagRune(r[end]) {
 		letter = letter || unicode.IsLetter(r[end]) || unicode.IsMark(r[end])
 		end++
 	}
@@ -100,11 +100,28 @@ func hashtagMayFollow(p rune) bool {
 
 func isHashSign(c rune) bool { return c == '#' || c == fullwidthHash }
 
-// isHashtagRune: letters, marks, digits, _, and the joiners some scripts
-// write inside words (ZWNJ, the Japanese middle dot, the Catalan middle dot).
-func isHashtagRune(c rune) bool {
+// IsHashtagRune reports whether c may be part of a hashtag: letters,
+// marks, digits, _, and the joiners some scripts write inside words (ZWNJ,
+// the Japanese middle dot, the Catalan middle dot).
+func IsHashtagRune(c rune) bool {
 	return unicode.IsLetter(c) || unicode.IsMark(c) || unicode.IsDigit(c) ||
 		c == '_' || c == '\u200C' || c == '\u30FB' || c == '\u00B7'
+}
+
+// IsHashtag reports whether tag (without its sign) is a whole hashtag as
+// Extract finds them: "#" + tag, on its own, is extracted as one hashtag
+// whose tag is all of tag. That is: only hashtag runes (IsHashtagRune),
+// at least one letter or mark, and not the keycap emoji's tail (U+FE0F
+// or U+20E3 first). The search query language takes exactly these as #
+// values (storage/searchquery keeps a copy of the rule, which its tests
+// compare with this one for every code point).
+func IsHashtag(tag string) bool {
+	if tag == "" {
+		return false
+	}
+	r := append([]rune{'#'}, []rune(tag)...)
+	end, ok := hashtagAt(r, 0)
+	return ok && end == len(r)
 }
 
 // cashtagAt matches $ + 1-6 ASCII letters, optionally . or _ and 1-2

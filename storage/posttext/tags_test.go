@@ -2,6 +2,7 @@ package posttext
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -32,5 +33,36 @@ func TestNormalizeTag(t *testing.T) {
 		if got := NormalizeTag(in); got != want {
 			t.Errorf("NormalizeTag(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestIsHashtag(t *testing.T) {
+	for tag, want := range map[string]bool{
+		"Go": true, "東京・タワー": true, "l·l": true, "می\u200cخواهم": true, "cafe\u0301": true, "1st": true, "_a": true,
+		"": false, "1": false, "_": false, "・": false, "a-b": false, "a#b": false, "#a": false, "a b": false,
+		"\ufe0f\u20e3": false, "\u20e3": false, "a\ufe0f": true,
+	} {
+		if got := IsHashtag(tag); got != want {
+			t.Errorf("IsHashtag(%+q) = %v, want %v", tag, got, want)
+		}
+		// Whatever IsHashtag takes, Extract finds as one whole hashtag.
+		e := Extract("#" + tag)
+		whole := len(e.Hashtags) == 1 && e.Hashtags[0].Tag == tag
+		if whole != want {
+			t.Errorf("Extract(%+q) = %+v; whole hashtag %v, want %v", "#"+tag, e.Hashtags, whole, want)
+		}
+	}
+}
+
+func TestURLTermsBounded(t *testing.T) {
+	long := "https://www.example.com/" + strings.Repeat("x", MaxURLTermBytes)
+	edge := "https://example.org/" + strings.Repeat("y", MaxURLTermBytes-len("example.org/"))
+	got := URLTerms([]string{long, edge})
+	want := []string{"www.example.com", "example.com", NormalizeURL(edge), "example.org"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("URLTerms = %.80q, want %.80q", got, want)
+	}
+	if n := len(NormalizeURL(edge)); n != MaxURLTermBytes {
+		t.Fatalf("edge term is %d bytes, want %d", n, MaxURLTermBytes)
 	}
 }

@@ -20,12 +20,20 @@ func NormalizeURL(s string) string {
 	return strings.TrimRight(s, "/")
 }
 
+// MaxURLTermBytes bounds the length of a url: term. A link weighs 23
+// characters whatever its length, so a post may hold one of thousands of
+// characters; PostgreSQL refuses a GIN index entry over about 2,700 bytes
+// (posts_url_terms), so longer terms are left out. Such a link is then
+// found by its host (url:example.com), not by its full form.
+const MaxURLTermBytes = 1024
+
 // URLTerms are the url: terms of a post's links: each link's normalized
-// form, its host and the host without "www.", each once.
+// form, its host and the host without "www.", each once; terms longer than
+// MaxURLTermBytes are left out.
 func URLTerms(urls []string) []string {
 	var out []string
 	add := func(t string) {
-		if t != "" && !contains(out, t) {
+		if t != "" && len(t) <= MaxURLTermBytes && !contains(out, t) {
 			out = append(out, t)
 		}
 	}

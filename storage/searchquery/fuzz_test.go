@@ -25,7 +25,7 @@ func FuzzParse(f *testing.F) {
 		"url:example.com/a?b=c", "lang:zh-cn lang:und", "conversation_id:1334987486343299072",
 		"is:reply is:quote is:retweet", "has:media has:links has:mentions",
 		"min_likes:10 min_replies:0 min_reposts:2147483647", "https://example.com", "12:30 Note:this",
-		"café 東京 😃 #東京", "a\u00a0b\u3000c", `foo"bar"`, "a(b)", "((((a))))", "a (-b -c)",
+		"café 東京 😃 #東京", "#東京・タワー #l·l #cafe\u0301 #می\u200cخواهم #_ #\ufe0f\u20e3", "a\u00a0b\u3000c", `foo"bar"`, "a(b)", "((((a))))", "a (-b -c)",
 		"", " ", "(", ")", "()", "OR", "a OR", "OR a", "a OR OR b", "-", "a -", "--a", "-OR a",
 		"-a", "a OR -b", "foo:bar", "place:x", "is:blah", "min_likes:99999999999", `"abc`,
 		`url:"x`, "from:", "@", "#1", "$100", "a\x00", "ok \xff", "lang:en-US-x",

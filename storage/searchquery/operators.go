@@ -13,7 +13,7 @@ var hints = map[string]string{
 	OpFrom:           "a username of 1 to 15 letters, digits or underscores",
 	OpTo:             "a username of 1 to 15 letters, digits or underscores",
 	OpMention:        "a username of 1 to 15 letters, digits or underscores",
-	OpHashtag:        "a hashtag of letters, digits and underscores, not only digits",
+	OpHashtag:        "a hashtag of letters, marks, digits and underscores, with at least one letter or mark",
 	OpCashtag:        "a cashtag of 1 to 6 letters, optionally followed by . or _ and 1 or 2 letters",
 	OpURL:            "a URL or a part of one",
 	OpLang:           "a language code such as en, pt or zh-CN",
@@ -122,20 +122,29 @@ func isWordByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_'
 }
 
-// isHashtag reports whether s is a hashtag without its sign: letters,
-// combining marks, decimal digits and underscores, not only digits.
+// isHashtag reports whether s is a hashtag without its sign, exactly as
+// storage/posttext extracts them from a post (posttext.IsHashtag, which the
+// tests check this against rune by rune; the query language cannot import
+// posttext, which imports storage, which imports the query language):
+// hashtag runes only, at least one letter or mark, and not the tail of the
+// keycap emoji #️⃣ (U+FE0F or U+20E3 first).
 func isHashtag(s string) bool {
-	digitsOnly := true
-	for _, r := range s {
-		switch {
-		case unicode.IsDigit(r):
-		case r == '_' || unicode.IsLetter(r) || unicode.IsMark(r):
-			digitsOnly = false
-		default:
+	letter := false
+	for i, r := range s {
+		if !isHashtagRune(r) || i == 0 && (r == '\uFE0F' || r == '\u20E3') {
 			return false
 		}
+		letter = letter || unicode.IsLetter(r) || unicode.IsMark(r)
 	}
-	return s != "" && !digitsOnly
+	return letter
+}
+
+// isHashtagRune is posttext.IsHashtagRune: letters, marks, digits, _, and
+// the joiners some scripts write inside words (ZWNJ U+200C, the Japanese
+// middle dot U+30FB, the Catalan middle dot U+00B7).
+func isHashtagRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsMark(r) || unicode.IsDigit(r) ||
+		r == '_' || r == '\u200C' || r == '\u30FB' || r == '\u00B7'
 }
 
 // isCashtag reports whether s is a cashtag without its sign, as the

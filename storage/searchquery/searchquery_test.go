@@ -5,7 +5,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode"
 
+	"github.com/aviary-dev/aviary/storage/posttext"
 	sq "github.com/aviary-dev/aviary/storage/searchquery"
 )
 
@@ -198,8 +200,13 @@ func TestParseEntityOperators(t *testing.T) {
 		{q: "@XDevelopers", want: op(sq.OpMention, "xdevelopers"), str: "@xdevelopers"},
 		{q: "@a_1 @123456789012345", want: and(op(sq.OpMention, "a_1"), op(sq.OpMention, "123456789012345"))},
 		{q: "#ThankUNext", want: op(sq.OpHashtag, "thankunext"), str: "#thankunext"},
-		{q: "#café #東京 #a1 #_ #1a", want: and(op(sq.OpHashtag, "café"), op(sq.OpHashtag, "東京"),
-			op(sq.OpHashtag, "a1"), op(sq.OpHashtag, "_"), op(sq.OpHashtag, "1a"))},
+		{q: "#café #東京 #a1 #_a #1a", want: and(op(sq.OpHashtag, "café"), op(sq.OpHashtag, "東京"),
+			op(sq.OpHashtag, "a1"), op(sq.OpHashtag, "_a"), op(sq.OpHashtag, "1a"))},
+		// What extraction takes in a hashtag: the joiners ZWNJ, ・ and ·,
+		// and combining marks (normalized by the store, not here).
+		{q: "#東京・タワー #L·L #می\u200cخواهم #Cafe\u0301", want: and(op(sq.OpHashtag, "東京・タワー"),
+			op(sq.OpHashtag, "l·l"), op(sq.OpHashtag, "می\u200cخواهم"), op(sq.OpHashtag, "cafe\u0301")),
+			str: "#東京・タワー #l·l #می\u200cخواهم #cafe\u0301"},
 		{q: "$TWTR", want: op(sq.OpCashtag, "twtr"), str: "$twtr"},
 		{q: "$a $abcdef $BRK.A $brk_b $x.yz", want: and(op(sq.OpCashtag, "a"), op(sq.OpCashtag, "abcdef"),
 			op(sq.OpCashtag, "brk.a"), op(sq.OpCashtag, "brk_b"), op(sq.OpCashtag, "x.yz")), str: "$a $abcdef $brk.a $brk_b $x.yz"},
@@ -212,10 +219,13 @@ func TestParseEntityOperators(t *testing.T) {
 		{q: "@jack.dorsey", pos: 1, reason: `"@" takes a username of 1 to 15 letters, digits or underscores; got "jack.dorsey"`},
 		{q: "@@jack", pos: 1, reason: `"@" takes a username of 1 to 15 letters, digits or underscores; got "@jack"`},
 		{q: "@jöhn", pos: 1, reason: `"@" takes a username of 1 to 15 letters, digits or underscores; got "jöhn"`},
-		{q: "#", pos: 1, reason: `"#" needs a value: a hashtag of letters, digits and underscores, not only digits`},
-		{q: "we are #1", pos: 8, reason: `"#" takes a hashtag of letters, digits and underscores, not only digits; got "1"`},
-		{q: "#a-b", pos: 1, reason: `"#" takes a hashtag of letters, digits and underscores, not only digits; got "a-b"`},
-		{q: "##a", pos: 1, reason: `"#" takes a hashtag of letters, digits and underscores, not only digits; got "#a"`},
+		{q: "#", pos: 1, reason: `"#" needs a value: a hashtag of letters, marks, digits and underscores, with at least one letter or mark`},
+		{q: "we are #1", pos: 8, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "1"`},
+		{q: "#a-b", pos: 1, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "a-b"`},
+		{q: "##a", pos: 1, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "#a"`},
+		{q: "#_", pos: 1, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "_"`},
+		{q: "#1・2", pos: 1, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "1・2"`},
+		{q: "#\ufe0f\u20e3", pos: 1, reason: `"#" takes a hashtag of letters, marks, digits and underscores, with at least one letter or mark; got "` + "\ufe0f\u20e3" + `"`}, // the keycap #️⃣
 		{q: "$", pos: 1, reason: `"$" needs a value: a cashtag of 1 to 6 letters, optionally followed by . or _ and 1 or 2 letters`},
 		{q: "$100", pos: 1, reason: `"$" takes a cashtag of 1 to 6 letters, optionally followed by . or _ and 1 or 2 letters; got "100"`},
 		{q: "$abcdefg", pos: 1, reason: `"$" takes a cashtag of 1 to 6 letters, optionally followed by . or _ and 1 or 2 letters; got "abcdefg"`},
@@ -395,5 +405,45 @@ func TestQueryString(t *testing.T) {
 	}
 	if got, want := q.String(), `(a OR "b c") -(d OR e) -from:x url:"a b"`; got != want {
 		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// TestHashtagsAsExtracted checks, for every code point, that the parser
+// takes a #value exactly when storage/posttext extracts it as a whole
+// hashtag (posttext.IsHashtag): the rune inside a tag, and for hashtag
+// runes first and alone. The
+// query language keeps its own copy of the rule (it cannot import posttext:
+// posttext imports storage, which imports the query language).
+func TestHashtagsAsExtracted(t *testing.T) {
+	t.Parallel()
+	parses := func(tag string) bool {
+		q, err := sq.Parse("#" + tag)
+		if err != nil {
+			return false
+		}
+		o, ok := q.Root.(*sq.Operator)
+		return ok && o.Name == sq.OpHashtag
+	}
+	mismatches := 0
+	for r := rune(0); r <= unicode.MaxRune && mismatches < 10; r++ {
+		if r >= 0xD800 && r <= 0xDFFF {
+			continue // surrogates: not in UTF-8
+		}
+		tags := []string{"a" + string(r) + "b"}
+		if posttext.IsHashtagRune(r) {
+			// First, and alone (the letter rule, the keycap's tail).
+			tags = append(tags, string(r)+"b", string(r))
+		}
+		for _, tag := range tags {
+			if got, want := parses(tag), posttext.IsHashtag(tag); got != want {
+				t.Errorf("#%+q (U+%04X): parser takes it %v, extraction %v", tag, r, got, want)
+				mismatches++
+			}
+		}
+	}
+	for _, tag := range []string{"東京・タワー", "l·l", "می\u200cخواهم", "cafe\u0301", "_a", "1st"} {
+		if !posttext.IsHashtag(tag) || !parses(tag) {
+			t.Errorf("#%s: extraction %v, parser %v; want both true", tag, posttext.IsHashtag(tag), parses(tag))
+		}
 	}
 }
