@@ -56,6 +56,13 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	if opts.CallTimeout > 0 {
 		cfg.ConnConfig.Tracer = boundTracer{bound: opts.CallTimeout}
 	}
+	// Aviary's statements are short and planned per request; PostgreSQL's
+	// JIT compiles the expressions of any plan its cost model finds large
+	// (a count over a week of posts) and spends hundreds of milliseconds
+	// doing so. It stays off unless the URL turns it on.
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database pool: %w", err)
@@ -163,8 +170,27 @@ type boundTracer struct {
 
 type cancelKey struct{}
 
+// boundKey holds a longer bound for the statements of one call (withBound).
+type boundKey struct{}
+
+// SearchCallTimeout bounds the statements of a search or count instead of
+// the store's CallTimeout when that is shorter: a count over a week of a
+// common word reads a large part of the posts, legitimately longer than a
+// primary-key read.
+const SearchCallTimeout = 5 * time.Second
+
+// withBound lets the statements run under ctx take up to d, whatever the
+// store's own bound.
+func withBound(ctx context.Context, d time.Duration) context.Context {
+	return context.WithValue(ctx, boundKey{}, d)
+}
+
 func (b boundTracer) start(ctx context.Context) context.Context {
-	ctx, cancel := context.WithTimeout(ctx, b.bound)
+	bound := b.bound
+	if d, ok := ctx.Value(boundKey{}).(time.Duration); ok && d > bound {
+		bound = d
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
 	return context.WithValue(ctx, cancelKey{}, cancel)
 }
 

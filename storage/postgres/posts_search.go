@@ -32,6 +32,7 @@ const relevancyScore = `(p.like_count::bigint + 2 * p.repost_count::bigint + p.r
 // s.Query matches within s's windows, as s.ViewerID may see them, in
 // s.SortOrder (docs/search.md). Next is set only when another page follows.
 func (db *DB) SearchPosts(ctx context.Context, s storage.PostSearch) (storage.PostPage, error) {
+	ctx = withBound(ctx, SearchCallTimeout)
 	users, err := db.searchUsers(ctx, s.Query)
 	if err != nil {
 		return storage.PostPage{}, err
@@ -83,6 +84,7 @@ func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.ex
 // every one is present (zero counts included), and the first and last are
 // clipped to the window.
 func (db *DB) CountPosts(ctx context.Context, c storage.PostCount) ([]storage.CountBucket, error) {
+	ctx = withBound(ctx, SearchCallTimeout)
 	users, err := db.searchUsers(ctx, c.Query)
 	if err != nil {
 		return nil, err
