@@ -7,7 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aviary-dev/aviary/api/search"
 )
+
+// waitSettled waits until the posts created so far are inside the window
+// of a search without end_time.
+func waitSettled() { time.Sleep(search.Settle + 100*time.Millisecond) }
 
 func searchIDs(body map[string]any) []string {
 	var out []string
@@ -30,6 +36,11 @@ func TestSearchRecent(t *testing.T) {
 	if r := b.call(t, "POST", "/2/users/"+me+"/retweets", "oauth:reader", "application/json", jsonBody(map[string]any{"tweet_id": gardening[0]})); r.status != 200 {
 		t.Fatalf("repost: %d %s", r.status, r.raw)
 	}
+	fresh := b.get(t, "/2/tweets/search/recent?query=cooking", b.bearer)
+	if fresh.body["data"] != nil {
+		t.Errorf("a post of the last %s was found: %s", search.Settle, fresh.raw)
+	}
+	waitSettled()
 	slices.Reverse(gardening) // newest first
 
 	// Walk the pages of a keyword search: every post once, newest first, no repost.
@@ -88,6 +99,7 @@ func TestCountsRecent(t *testing.T) {
 	for i := range 3 {
 		b.create(t, "oauth:author", map[string]any{"text": fmt.Sprintf("counting sheep %d", i)})
 	}
+	waitSettled()
 	start := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Hour)
 	r := b.get(t, "/2/tweets/counts/recent?query=sheep&granularity=hour&start_time="+start.Format(time.RFC3339), b.bearer)
 	data := r.body["data"].([]any)
@@ -123,6 +135,7 @@ func TestCountsAllPages(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 100)
 	b.create(t, "oauth:author", map[string]any{"text": "paging through counts"})
+	waitSettled()
 	start := time.Now().UTC().Add(-40 * 24 * time.Hour).Truncate(time.Hour)
 	path := "/2/tweets/counts/all?query=paging&granularity=hour&start_time=" + start.Format(time.RFC3339)
 	var firstStart string

@@ -13,6 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/searchquery"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
@@ -90,15 +91,16 @@ func BenchmarkSearchAPI(b *testing.B) {
 	}
 }
 
-// benchStatement compiles what the API runs for query: the last 7 days up
-// to now, as a request without start_time and end_time covers.
+// benchStatement compiles what the API runs for query: the 7 days up to
+// search.Settle before now, as a request without start_time and end_time
+// covers.
 func benchStatement(ctx context.Context, bb *bundle, kind, query string) (string, []any, error) {
 	q, err := searchquery.Parse(query)
 	if err != nil {
 		return "", nil, err
 	}
-	now := time.Now().UTC()
-	start, end := now.Add(-7*24*time.Hour), now.Add(time.Second)
+	end := time.Now().UTC().Add(-search.Settle)
+	start := end.Add(-7 * 24 * time.Hour)
 	if kind == "search" {
 		return bb.db.SearchPostsSQL(ctx, storage.PostSearch{Query: q, Start: start, End: end, Limit: 100, SortOrder: storage.SortRecency})
 	}

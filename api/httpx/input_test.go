@@ -71,6 +71,7 @@ func TestBodyStringsAreUnicode(t *testing.T) {
 		{"invalid JSON is reported as such", ContentJSON, "{\"title\":\xff}", 400, "not valid JSON", "body"},
 		{"duplicate field", ContentJSON, `{"title":"a","title":"b"}`, 400, "given more than once", "title"},
 		{"duplicate nested field", ContentJSON, `{"title":"t","meta":{"author":"a","author":"b"}}`, 400, "given more than once", "author"},
+		{"nested field twice in two cases", ContentJSON, `{"title":"t","meta":{"author":"a","AUTHOR":"b"}}`, 400, "given more than once", "AUTHOR"},
 		{"same name in a nested object is no duplicate", ContentJSON, `{"title":"t","meta":{"title":"x","author":"a"}}`, 400, "not a valid field", "title"},
 		{"field name in another case", ContentJSON, `{"Title":"t"}`, 400, "did you mean `title`", "Title"},
 		{"nested field name in another case is left to the decoder", ContentJSON, `{"title":"t","meta":{"Author":"a"}}`, 200, `"author":"a"`, ""},

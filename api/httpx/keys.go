@@ -47,7 +47,7 @@ func checkKeys(body []byte, v any) error {
 				if err := checkKey(t, seen, fields); err != nil {
 					return err
 				}
-				seen[len(seen)-1][t] = true
+				seen[len(seen)-1][strings.ToLower(t)] = true
 				expectKey = false
 				continue
 			}
@@ -58,8 +58,10 @@ func checkKeys(body []byte, v any) error {
 
 // checkKey checks one field name of the innermost object of seen.
 func checkKey(name string, seen []map[string]bool, fields map[string]bool) error {
-	if seen[len(seen)-1][name] {
-		return apierr.InvalidParam(name, fmt.Sprintf("The `%s` field is given more than once.", name))
+	// The decoder matches names without regard to case and keeps the last
+	// of two, so names that differ only in case are the same field twice.
+	if seen[len(seen)-1][strings.ToLower(name)] {
+		return apierr.InvalidParam(name, fmt.Sprintf("The `%s` field is given more than once (names are matched without regard to case).", name))
 	}
 	if len(seen) == 1 && fields != nil && !fields[name] {
 		for f := range fields {

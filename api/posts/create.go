@@ -57,6 +57,9 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	if err := checkText(req); err != nil {
 		return err
 	}
+	if req.EditOptions != nil && (req.Reply != nil || req.QuoteTweetID != nil || req.Geo != nil) {
+		return apierr.InvalidParam("edit_options.previous_post_id", "An edit changes the text and media only; leave out reply, quote_tweet_id and geo.", req.EditOptions.PreviousPostID)
+	}
 	p := httpx.Principal(r)
 	now := m.Clock().UTC()
 	draft, err := m.draft(r.Context(), p, req, now)
@@ -259,8 +262,6 @@ func (m *Module) mayEdit(ctx context.Context, p auth.Principal, previous, draft 
 		return refuse(fmt.Sprintf("it was edited %d times, the most allowed", storage.MaxEdits))
 	case !now.Before(objects.EditableUntil(previous)):
 		return refuse(fmt.Sprintf("the edit window of %s after the first version closed", storage.EditWindow))
-	case draft.InReplyToPostID != 0 || draft.QuoteOfID != 0:
-		return refuse("an edit changes the text and media only; leave out reply and quote_tweet_id")
 	}
 	return nil
 }

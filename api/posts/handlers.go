@@ -34,16 +34,27 @@ func checkText(req createRequest) error {
 }
 
 // blank reports whether text shows nothing: only whitespace (any Unicode
-// space, such as U+00A0 or U+3000) and invisible format characters (such as
-// U+200B ZERO WIDTH SPACE or U+FEFF). The body decoder has already refused
-// invalid UTF-8 and unpaired surrogates.
+// space, such as U+00A0 or U+3000), invisible format characters (such as
+// U+200B ZERO WIDTH SPACE or U+FEFF) and the letters that render as
+// nothing (Hangul fillers, the blank Braille pattern). The body decoder has
+// already refused invalid UTF-8 and unpaired surrogates.
 func blank(text string) bool {
 	for _, r := range text {
-		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) {
+		if !unicode.IsSpace(r) && !unicode.Is(unicode.Cf, r) && !invisibleLetter(r) {
 			return false
 		}
 	}
 	return true
+}
+
+// invisibleLetter reports the code points that are letters or symbols but
+// draw nothing.
+func invisibleLetter(r rune) bool {
+	switch r {
+	case '\u115F', '\u1160', '\u3164', '\uFFA0', '\u2800':
+		return true
+	}
+	return false
 }
 
 func (m *Module) delete(w http.ResponseWriter, r *http.Request) error {

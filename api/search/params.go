@@ -64,7 +64,11 @@ func parseWindow(q url.Values, a archive, now time.Time, p *problems) (window, e
 		if !errors.As(err, &qe) {
 			return w, fmt.Errorf("parse query: %w", err)
 		}
-		p.fail("query", fmt.Sprintf("There were errors processing your request: %s (at position %d)", qe.Reason, qe.Pos+1), raw)
+		msg := "There were errors processing your request: " + qe.Reason
+		if !strings.Contains(qe.Reason, "position") {
+			msg += fmt.Sprintf(" (at position %d)", qe.Pos)
+		}
+		p.fail("query", msg, raw)
 	} else {
 		w.query = parsed
 	}
@@ -78,17 +82,24 @@ func parseWindow(q url.Values, a archive, now time.Time, p *problems) (window, e
 	return w, nil
 }
 
+// Settle is how long before the request a window without end_time ends.
+// A post's id is taken when its transaction starts and is visible when it
+// commits, so ids commit slightly out of order; leaving out the last
+// moments means a client polling with since_id=<newest_id> never skips a
+// post that committed after a newer one (the platform has a margin too).
+const Settle = 2 * time.Second
+
 // parseTimes reads start_time and end_time. Without end_time a request
-// reaches up to now (Aviary indexes a post as it is created); an explicit
-// end_time keeps the platform's rule of lying endMargin before the request.
-// Without start_time the window is the archive's default one before the
-// end, never reaching before the archive does.
+// reaches up to Settle before now; an explicit end_time keeps the
+// platform's rule of lying endMargin before the request. Without
+// start_time the window is the archive's default one before the end,
+// never reaching before the archive does.
 func parseTimes(q url.Values, a archive, now time.Time, p *problems) (start, end time.Time) {
 	earliest := firstPost
 	if a.window > 0 {
 		earliest = now.Add(-a.window)
 	}
-	end = now.Add(time.Second)
+	end = now.Add(-Settle)
 	endOK := true
 	if v, ok, msg := timeParam(q, "end_time"); ok {
 		switch {
@@ -182,8 +193,9 @@ func intParam(q url.Values, name string, lo, hi, def int, p *problems) int {
 	if !q.Has(name) {
 		return def
 	}
-	n, err := strconv.Atoi(q.Get(name))
-	if err != nil || n < lo || n > hi {
+	raw := q.Get(name)
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < lo || n > hi || raw[0] < '0' || raw[0] > '9' {
 		p.fail(name, fmt.Sprintf("The `%s` query parameter value [%s] is not between %d and %d", name, q.Get(name), lo, hi), q.Get(name))
 	}
 	return n

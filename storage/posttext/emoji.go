@@ -7,6 +7,13 @@ const (
 	zwj       = '\u200D'
 	tagFirst  = 0xE0020
 	tagCancel = 0xE007F
+	// maxZWJElements and maxTags bound one sequence: the longest
+	// recommended emoji join 4 people (7 elements with their joined
+	// hearts and kisses) and subdivision flags carry up to 6 tags. Longer
+	// chains are not one emoji: what follows starts anew, so a chain of a
+	// thousand joined pictographs weighs as much as its parts.
+	maxZWJElements = 8
+	maxTags        = 8
 )
 
 // emojiLength is the number of code points of the emoji sequence at r[i],
@@ -17,7 +24,7 @@ func emojiLength(r []rune, i int) int {
 		return 0
 	}
 	j := i + n
-	for at(r, j) == zwj {
+	for elements := 1; elements < maxZWJElements && at(r, j) == zwj; elements++ {
 		m := emojiElement(r, j+1)
 		if m == 0 {
 			break
@@ -67,7 +74,7 @@ func pictographLength(r []rune, i int) int {
 	for k := 0; k < 2 && (at(r, j) == emojiStyle || isSkinTone(at(r, j))); k++ {
 		j++
 	}
-	for c := at(r, j); c >= tagFirst && c <= tagCancel; c = at(r, j) {
+	for tags, c := 0, at(r, j); tags < maxTags && c >= tagFirst && c <= tagCancel; tags, c = tags+1, at(r, j) {
 		j++
 		if c == tagCancel {
 			break

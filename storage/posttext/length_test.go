@@ -61,3 +61,22 @@ func TestNFC(t *testing.T) {
 		}
 	}
 }
+
+// TestLongEmojiChainsWeighTheirParts: a sequence is one emoji only up to
+// the longest real ones, so joiners and tags can not smuggle a long text
+// past the limit.
+func TestLongEmojiChainsWeighTheirParts(t *testing.T) {
+	chain := strings.Repeat("👨\u200d", 1000) + "👨"
+	if n := WeightedLength(chain); n <= MaxWeightedLength {
+		t.Errorf("a chain of 1001 joined pictographs weighs %d, want over %d", n, MaxWeightedLength)
+	}
+	tags := "🏴" + strings.Repeat("\U000E0067", 1000)
+	if n := WeightedLength(tags); n <= MaxWeightedLength {
+		t.Errorf("a flag with 1000 tags weighs %d, want over %d", n, MaxWeightedLength)
+	}
+	for _, real := range []string{"👨\u200d👩\u200d👧\u200d👦", "🏴\U000E0067\U000E0062\U000E0065\U000E006E\U000E0067\U000E007F", "👩🏽\u200d❤️\u200d💋\u200d👨🏿"} {
+		if n := WeightedLength(real); n != 2 {
+			t.Errorf("%q weighs %d, want 2", real, n)
+		}
+	}
+}
