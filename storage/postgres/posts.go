@@ -369,6 +369,12 @@ func (db *DB) EditPost(ctx context.Context, previousID int64, p storage.Post, no
 		if _, err := tx.Exec(ctx, `UPDATE posts SET superseded_at = $2 WHERE id = $1`, prev.ID, now); err != nil {
 			return fmt.Errorf("supersede post %d: %w", prev.ID, err)
 		}
+		// A repost shows the chain's text: its live reposts show the edit.
+		if _, err := tx.Exec(ctx, `UPDATE posts r SET text = 'RT @' || u.username || ': ' || $2
+			FROM users u WHERE u.id = $3 AND r.deleted_at IS NULL
+			AND r.repost_of_id IN (SELECT id FROM posts WHERE edit_root_id = $1)`, prev.EditRootID, p.Text, prev.AuthorID); err != nil {
+			return fmt.Errorf("update reposts of post %d: %w", prev.EditRootID, err)
+		}
 		out, err = scanPostHistory(tx.QueryRow(ctx, `SELECT `+postHistoryColumns+` FROM posts p WHERE p.id = $1`, id))
 		return err
 	})

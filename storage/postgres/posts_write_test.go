@@ -968,3 +968,35 @@ func TestChainCountersUnderEdits(t *testing.T) {
 	}
 	wantMetrics(t, db, "latest version", p.EditHistory[storage.MaxEdits], storage.PostMetrics{Likes: likes, Replies: replies, Quotes: quotes})
 }
+
+// TestEditPostRewritesReposts: a repost shows its chain's text, so an edit
+// rewrites the live reposts (and only those).
+func TestEditPostRewritesReposts(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	alice := factory.User(t, db, &factory.UserOpts{Username: "alice_ed"})
+	bob, carol := factory.User(t, db, nil), factory.User(t, db, nil)
+	original := factory.Post(t, db, &factory.PostOpts{Author: alice, Text: "before edit"})
+	kept, err := db.Repost(ctx, bob.ID, 0, original.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	undone, err := db.Repost(ctx, carol.ID, 0, original.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Unrepost(ctx, carol.ID, original.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EditPost(ctx, original.ID, storage.Post{AuthorID: alice.ID, Text: "after edit"}, time.Now()); err != nil {
+		t.Fatalf("EditPost: %v", err)
+	}
+	got, err := db.PostsByIDs(ctx, []int64{kept.ID, undone.ID})
+	if err != nil || len(got) != 2 {
+		t.Fatalf("PostsByIDs = %v, %v", got, err)
+	}
+	if got[0].Text != "RT @alice_ed: after edit" || got[1].Text != "RT @alice_ed: before edit" {
+		t.Errorf("repost texts = %q, %q; want the live one rewritten, the undone one kept", got[0].Text, got[1].Text)
+	}
+}
