@@ -6,8 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -27,13 +25,7 @@ import (
 // same statement run bare through pgx in the same run: p50 and p99 in ms.
 // The goal (issue 12): p99 < 50 ms and within 1.5x of the bare query.
 func BenchmarkSearchAPI(b *testing.B) {
-	n := 100_000
-	if v := os.Getenv("AVIARY_BENCH_POSTS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
-			b.Fatalf("AVIARY_BENCH_POSTS=%q: want a number of at least 1000", v)
-		}
-	}
+	n := corpus.Size(b)
 	ctx := context.Background()
 	bb := setup(b, 1e6)
 	pool, err := pgxpool.New(ctx, bb.dbURL)

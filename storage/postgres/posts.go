@@ -444,8 +444,18 @@ func (db *DB) Repost(ctx context.Context, userID, appID, postID int64) (storage.
 // original) and lowers the chain's repost count. It reports false when
 // there was no such repost, or no such post.
 func (db *DB) Unrepost(ctx context.Context, userID, postID int64) (bool, error) {
+	return db.undo(ctx, fmt.Sprintf("undo repost of post %d by user %d", postID, userID), userID, postID, repostCount,
+		`UPDATE posts SET deleted_at = now() WHERE author_id = $1 AND deleted_at IS NULL
+			AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $2)`)
+}
+
+// undo runs sql (with $1 the user, $2 the chain's first version) under the
+// lock of postID's chain and lowers the chain's counter by the rows it
+// changed; it reports whether there were any (false, too, for an unknown
+// post).
+func (db *DB) undo(ctx context.Context, op string, userID, postID int64, counter, sql string) (bool, error) {
 	var done bool
-	err := db.inTx(ctx, fmt.Sprintf("undo repost of post %d by user %d", postID, userID), func(tx pgx.Tx) error {
+	err := db.inTx(ctx, op, func(tx pgx.Tx) error {
 		ref, err := loadOriginal(ctx, tx, postID)
 		if errors.Is(err, storage.ErrNotFound) {
 			return nil
@@ -456,13 +466,12 @@ func (db *DB) Unrepost(ctx context.Context, userID, postID int64) (bool, error) 
 		if err := lockChains(ctx, tx, ref.root); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE posts SET deleted_at = now() WHERE author_id = $1 AND deleted_at IS NULL
-			AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $2)`, userID, ref.root)
+		tag, err := tx.Exec(ctx, sql, userID, ref.root)
 		if err != nil {
 			return err
 		}
 		done = tag.RowsAffected() > 0
-		return bump(ctx, tx, repostCount, ref.root, -tag.RowsAffected())
+		return bump(ctx, tx, counter, ref.root, -tag.RowsAffected())
 	})
 	return done, err
 }
@@ -499,27 +508,8 @@ func (db *DB) Like(ctx context.Context, userID, postID int64) (bool, error) {
 // chain; a repost stands for its original) and lowers the chain's like
 // count. It reports false when there was no such like, or no such post.
 func (db *DB) Unlike(ctx context.Context, userID, postID int64) (bool, error) {
-	var done bool
-	err := db.inTx(ctx, fmt.Sprintf("unlike post %d for user %d", postID, userID), func(tx pgx.Tx) error {
-		ref, err := loadOriginal(ctx, tx, postID)
-		if errors.Is(err, storage.ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if err := lockChains(ctx, tx, ref.root); err != nil {
-			return err
-		}
-		tag, err := tx.Exec(ctx, `DELETE FROM likes l USING posts e
-			WHERE l.user_id = $1 AND l.post_id = e.id AND e.edit_root_id = $2`, userID, ref.root)
-		if err != nil {
-			return err
-		}
-		done = tag.RowsAffected() > 0
-		return bump(ctx, tx, likeCount, ref.root, -tag.RowsAffected())
-	})
-	return done, err
+	return db.undo(ctx, fmt.Sprintf("unlike post %d for user %d", postID, userID), userID, postID, likeCount,
+		`DELETE FROM likes l USING posts e WHERE l.user_id = $1 AND l.post_id = e.id AND e.edit_root_id = $2`)
 }
 
 // PostByID loads a post, including a deleted one, with its edit history.

@@ -3,7 +3,6 @@ package postgres_test
 import (
 	"context"
 	"os"
-	"strconv"
 	"testing"
 	"time"
 
@@ -30,13 +29,7 @@ import (
 // AVIARY_BENCH_SEARCH_URL names a database to keep the corpus in between
 // runs (it is migrated, and loaded when it holds no corpus of that size).
 func BenchmarkSearchPosts(b *testing.B) {
-	n := 100_000
-	if v := os.Getenv("AVIARY_BENCH_POSTS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 1000 {
-			b.Fatalf("AVIARY_BENCH_POSTS=%q: want a number of at least 1000", v)
-		}
-	}
+	n := corpus.Size(b)
 	ctx := context.Background()
 	db, url := benchSearchDB(b)
 	pool, err := pgxpool.New(ctx, url)

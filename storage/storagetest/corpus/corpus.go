@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -367,4 +369,18 @@ func Latencies(b *testing.B, variants int, run func(i int, measured bool) error)
 	}
 	b.ReportMetric(at(0.50), "p50-ms")
 	b.ReportMetric(at(0.99), "p99-ms")
+}
+
+// Size is the number of posts a benchmark loads: AVIARY_BENCH_POSTS, or
+// 100,000 (make bench sets 1,000,000).
+func Size(tb testing.TB) int {
+	v := os.Getenv("AVIARY_BENCH_POSTS")
+	if v == "" {
+		return 100_000
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1000 {
+		tb.Fatalf("AVIARY_BENCH_POSTS=%q: want a number of at least 1000", v)
+	}
+	return n
 }
