@@ -18,3 +18,6 @@ func (db *DB) RecordHistory(ctx context.Context, rec HistoryRecord) error {
 
 // UserMetricsSQL is UserMetrics' statement, for the plan test.
 const UserMetricsSQL = userMetricsSQL
+
+// ExcludesReposts exposes excludesReposts to the tests.
+var ExcludesReposts = excludesReposts

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -249,17 +250,21 @@ func (b *sqlBuilder) where(q *searchquery.Query, viewerID int64, start, end time
 		`EXISTS (SELECT 1 FROM users u WHERE u.id = p.author_id
 			AND u.suspended_at IS NULL AND u.deactivated_at IS NULL AND u.deleted_at IS NULL
 			AND (u.protected_at IS NULL OR u.id = ` + viewer + `))`,
+	}
+	if !excludesReposts(q.Root) {
 		// A repost copies its original's text: it is found only while the
 		// original is visible too (live, its author's state). Evaluated
 		// for reposts only, as a probe of posts_pkey and users_pkey; OFFSET
 		// 0 keeps the planner from turning it into a hashed subplan, which
-		// would read every post.
-		`(p.repost_of_id IS NULL OR EXISTS (SELECT 1 FROM posts o JOIN users ou ON ou.id = o.author_id
+		// would read every post. A query that finds no repost anyway leaves
+		// it out: the planner charges it to every row and would otherwise
+		// give up reading the newest posts first for keyword searches.
+		conds = append(conds, `(p.repost_of_id IS NULL OR EXISTS (SELECT 1 FROM posts o JOIN users ou ON ou.id = o.author_id
 			WHERE o.id = p.repost_of_id AND o.deleted_at IS NULL
 			AND ou.suspended_at IS NULL AND ou.deactivated_at IS NULL AND ou.deleted_at IS NULL
-			AND (ou.protected_at IS NULL OR ou.id = ` + viewer + `) OFFSET 0))`,
-		match,
+			AND (ou.protected_at IS NULL OR ou.id = `+viewer+`) OFFSET 0))`)
 	}
+	conds = append(conds, match)
 	if !start.IsZero() {
 		conds = append(conds, `p.created_at >= `+b.arg(start))
 	}
@@ -273,6 +278,21 @@ func (b *sqlBuilder) where(q *searchquery.Query, viewerID int64, start, end time
 		conds = append(conds, `p.id < `+b.arg(untilID))
 	}
 	return strings.Join(conds, ` AND `), nil
+}
+
+// excludesReposts reports whether n never matches a repost: a keyword
+// never does (docs/search.md), so neither does a conjunction holding one
+// nor a disjunction of such.
+func excludesReposts(n searchquery.Node) bool {
+	switch n := n.(type) {
+	case *searchquery.Term, *searchquery.Phrase:
+		return true
+	case *searchquery.And:
+		return slices.ContainsFunc(n.Children, excludesReposts)
+	case *searchquery.Or:
+		return !slices.ContainsFunc(n.Children, func(c searchquery.Node) bool { return !excludesReposts(c) })
+	}
+	return false
 }
 
 // node compiles one node of the query tree to a condition on p. Every

@@ -805,3 +805,25 @@ func TestCreatePostWithALongURL(t *testing.T) {
 		}
 	}
 }
+
+// TestExcludesReposts: the original's visibility check is left out only of
+// queries that can not find a repost.
+func TestExcludesReposts(t *testing.T) {
+	for q, want := range map[string]bool{
+		"cats":                 true,
+		`"two words"`:          true,
+		"cats OR dogs":         true,
+		"from:jack cats":       true,
+		"from:jack":            false,
+		"cats OR from:jack":    false,
+		"-cats from:jack":      false,
+		"is:retweet":           false,
+		"(a OR b) (c OR #d)":   true,
+		"#tag":                 false,
+		"(a OR b) -is:retweet": true,
+	} {
+		if got := postgres.ExcludesReposts(mustParse(t, q).Root); got != want {
+			t.Errorf("%q: %v, want %v", q, got, want)
+		}
+	}
+}
