@@ -1,6 +1,8 @@
 package main
 
 import (
+	"github.com/redis/go-redis/v9"
+
 	"bytes"
 	"context"
 	"strconv"
@@ -18,15 +20,7 @@ func TestAdminAnnouncesCredentialChanges(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storagetest.NewDB(t)
-	rc, prefix := storagetest.RedisPrefix(t)
-	channel := prefix + "auth-invalidate"
-	ps := rc.Subscribe(ctx, channel)
-	t.Cleanup(func() { _ = ps.Close() })
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatalf("subscribe: %v", err)
-	}
-	var stderr bytes.Buffer
-	ann := &announcer{pub: auth.NewPublisher(rc, channel), close: func() {}, stderr: &stderr}
+	ps, ann, stderr := listenAnnouncements(t)
 
 	boot, err := bootstrap(ctx, db)
 	if err != nil {
@@ -65,4 +59,20 @@ func TestAdminAnnouncesCredentialChanges(t *testing.T) {
 	if stderr.Len() != 0 {
 		t.Errorf("stderr: %s", stderr.String())
 	}
+}
+
+// listenAnnouncements subscribes to a fresh credential-cache channel and
+// returns the subscription and an announcer publishing on it (its
+// warnings go to the returned buffer).
+func listenAnnouncements(t *testing.T) (*redis.PubSub, *announcer, *bytes.Buffer) {
+	t.Helper()
+	rc, prefix := storagetest.RedisPrefix(t)
+	channel := prefix + "auth-invalidate"
+	ps := rc.Subscribe(t.Context(), channel)
+	t.Cleanup(func() { _ = ps.Close() })
+	if _, err := ps.Receive(t.Context()); err != nil {
+		t.Fatalf("subscribe: %v", err)
+	}
+	stderr := &bytes.Buffer{}
+	return ps, &announcer{pub: auth.NewPublisher(rc, channel), close: func() {}, stderr: stderr}, stderr
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
@@ -166,15 +164,7 @@ func TestAdminAnnouncesProfileAndTier(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storagetest.NewDB(t)
-	rc, prefix := storagetest.RedisPrefix(t)
-	channel := prefix + "auth-invalidate"
-	ps := rc.Subscribe(ctx, channel)
-	t.Cleanup(func() { _ = ps.Close() })
-	if _, err := ps.Receive(ctx); err != nil {
-		t.Fatalf("subscribe: %v", err)
-	}
-	var stderr bytes.Buffer
-	ann := &announcer{pub: auth.NewPublisher(rc, channel), close: func() {}, stderr: &stderr}
+	ps, ann, stderr := listenAnnouncements(t)
 	user := factory.User(t, db, nil)
 	app := factory.App(t, db, nil)
 	userMsg := "user:" + strconv.FormatInt(user.ID, 10)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -748,12 +747,7 @@ func TestUserMetrics(t *testing.T) {
 func TestUserMetricsPlan(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, url := storagetest.NewDB(t)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	db, pool := dbWithPool(t)
 	prolific, quiet := factory.User(t, db, nil), factory.User(t, db, nil)
 	// 3,000 posts of one author (a tenth deleted, a tenth superseded) and
 	// 30 of another.
