@@ -23,6 +23,9 @@ const (
 	QueueAudiences = "audiences"
 	// QueueCatalogs checks product images (outbound fetches).
 	QueueCatalogs = "catalogs"
+	// QueueInsights keeps the keyword insights aggregates and the news
+	// stories (docs/insights.md, docs/news.md).
+	QueueInsights = "insights"
 )
 
 // AllQueues lists every queue with its default priority weight.
@@ -32,6 +35,7 @@ var AllQueues = map[string]int{
 	QueueAudiences:  2,
 	QueueMedia:      1,
 	QueueCatalogs:   1,
+	QueueInsights:   1,
 }
 
 // decode unmarshals a task payload; a malformed payload can never succeed, so

@@ -12,6 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
 	"github.com/aviary-dev/aviary/workers/donotreach"
+	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
 )
 
@@ -32,7 +33,9 @@ type Deps struct {
 	DoNotReach *donotreach.Processor
 	// Audiences applies custom audience users batches.
 	Audiences *audiences.Processor
-	Logger    *slog.Logger
+	// Insights applies the insights change log to the aggregates.
+	Insights *insights.Applier
+	Logger   *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
 }
@@ -60,6 +63,9 @@ func (d Deps) routes() []route {
 	}
 	if d.Audiences != nil {
 		rs = append(rs, route{tasks.TypeAudienceApplyBatch, d.Audiences})
+	}
+	if d.Insights != nil {
+		rs = append(rs, route{tasks.TypeInsightsApply, d.Insights})
 	}
 	return rs
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
 	"github.com/aviary-dev/aviary/workers/donotreach"
+	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
@@ -73,8 +74,10 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		return err
 	}
 	audienceBatches := &audiences.Processor{Store: b.db, Logger: log}
+	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
+		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
-		Audiences: audienceBatches, Logger: log, Registerer: reg})
+		Audiences: audienceBatches, Insights: insightsApplier, Logger: log, Registerer: reg})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -147,6 +150,13 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Source: audiences.Expiry(b.db, log.With("component", "expiry")),
 		Queue:  queue, Locker: locker,
 		Logger: log.With("component", "expiry"), Interval: audiences.ExpiryInterval,
+	})
+	// Keyword insights: keep insights:apply queued while the change log
+	// holds rows (docs/insights.md).
+	sweepers = append(sweepers, &sweep.Sweeper[string]{
+		Source: &insights.Sweep{Store: b.db, Tasks: inspector, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: insights.Interval,
 	})
 	wg.Add(1)
 	go func() {

@@ -39,6 +39,10 @@ const (
 	tags    = 2000
 )
 
+// Countries are the profile countries of the authors, author i's being
+// Countries[i%len(Countries)] ("" unknown); posts carry their author's.
+var Countries = []string{"US", "US", "US", "GB", "JP", "JP", "BR", "IN", "DE", "FR", "ES", "MX", ""}
+
 var syllables = []string{"ka", "lo", "mi", "ne", "su", "ta", "ri", "po", "ve", "da", "ge", "hu", "zo", "be", "fi", "ja", "ku", "le", "mo", "ny"}
 
 // Describe is the Corpus Load wrote for n posts, the newest created at
@@ -76,7 +80,9 @@ func Username(i int) string { return fmt.Sprintf("author_%04d", i) }
 // reposts (10%, "RT @author: text"), quotes, mentions, hashtags, cashtags,
 // links, media (20%), languages, engagement counters with a long tail, 1%
 // deleted and 0.5% superseded posts; authors post with a Zipf law too, and
-// a few are protected, suspended or deactivated. The secondary indexes of
+// a few are protected, suspended or deactivated; authors live in
+// Countries. The insights change log gets one row per counted post, for
+// the aggregates to be built from. The secondary indexes of
 // posts are dropped during the COPY and built again after it; the tables
 // are then vacuumed and analyzed.
 func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
@@ -105,8 +111,9 @@ func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
 		case i%200 == 17:
 			deactivated = &at
 		}
-		err := pool.QueryRow(ctx, `INSERT INTO users (username, name, protected_at, suspended_at, deactivated_at)
-			VALUES ($1, $1, $2, $3, $4) RETURNING id`, c.Usernames[i], protected, suspended, deactivated).Scan(&userIDs[i])
+		err := pool.QueryRow(ctx, `INSERT INTO users (username, name, protected_at, suspended_at, deactivated_at, country_code)
+			VALUES ($1, $1, $2, $3, $4, $5) RETURNING id`, c.Usernames[i], protected, suspended, deactivated,
+			Countries[i%len(Countries)]).Scan(&userIDs[i])
 		if err != nil {
 			tb.Fatalf("corpus: insert user: %v", err)
 		}
@@ -134,6 +141,10 @@ func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
 	for _, name := range names {
 		exec(`DROP INDEX ` + pgx.Identifier{name}.Sanitize())
 	}
+	// The insights change log is written in one statement after the COPY
+	// (as the migration that introduced it did), not row by row.
+	exec(`ALTER TABLE posts DISABLE TRIGGER posts_insight_insert`)
+	exec(`ALTER TABLE posts DISABLE TRIGGER posts_country`)
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	wordZipf := rand.NewZipf(rng, 1.1, 1, Words-1)
@@ -241,17 +252,26 @@ func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
 		posts = append(posts, m)
 		texts = append(texts, text.String())
 		i++
-		return []any{id, userIDs[author], text.String(), nonNilInts(media), created, deletedAt,
+		country := ""
+		if !m.repost {
+			country = Countries[author%len(Countries)]
+		}
+		return []any{id, userIDs[author], country, text.String(), nonNilInts(media), created, deletedAt,
 			langs[rng.IntN(len(langs))], m.conv, inReplyTo, inReplyToUser, quoteOf, repostOf, id, supersededAt,
 			nonNilStrings(lower(mentions)), nonNilStrings(hashtags), nonNilStrings(cashtags), nonNilStrings(posttext.URLTerms(urls)),
 			likes, likes / 4 * rng.IntN(2), likes / 8, likes / 30}, nil
 	})
-	_, err = pool.CopyFrom(ctx, pgx.Identifier{"posts"}, []string{"id", "author_id", "text", "media_ids", "created_at", "deleted_at",
+	_, err = pool.CopyFrom(ctx, pgx.Identifier{"posts"}, []string{"id", "author_id", "country_code", "text", "media_ids", "created_at", "deleted_at",
 		"lang", "conversation_id", "in_reply_to_post_id", "in_reply_to_user_id", "quote_of_id", "repost_of_id", "edit_root_id", "superseded_at",
 		"mentions", "hashtags", "cashtags", "url_terms", "like_count", "repost_count", "reply_count", "quote_count"}, src)
 	if err != nil {
 		tb.Fatalf("corpus: copy posts: %v", err)
 	}
+	exec(`ALTER TABLE posts ENABLE TRIGGER posts_insight_insert`)
+	exec(`ALTER TABLE posts ENABLE TRIGGER posts_country`)
+	exec(`INSERT INTO insight_changes (post_id, delta, posted_at, country_code, text)
+		SELECT p.id, 1, insight_posted_at(p.edit_root_id, p.id, p.created_at), p.country_code, p.text FROM posts p
+		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL ORDER BY p.id`)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		tb.Fatal(err)

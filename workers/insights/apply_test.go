@@ -1,0 +1,349 @@
+package insights
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
+)
+
+// world is a generated corpus: users in several countries (and one with
+// none), a place in another country, posts over several hours, with
+// reposts, edits and deletions mixed in.
+type world struct {
+	db    *postgres.DB
+	pool  *pgxpool.Pool
+	rng   *rand.Rand
+	users []storage.User
+	posts []storage.Post // live originals, latest versions
+	start time.Time
+}
+
+var vocabulary = strings.Fields("golang rust release launch #golang #rust $ACME @gopher the and " +
+	"compiler generics memory safety crowd stadium goal match rain storm")
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	db, url := storagetest.NewDB(t)
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	w := &world{db: db, pool: pool, rng: rand.New(rand.NewPCG(7, 11)),
+		start: time.Now().UTC().Truncate(time.Hour).Add(-30 * time.Hour)}
+	if err := db.SetPlace(t.Context(), storage.Place{ID: "tokyo-1", CountryCode: "JP", FullName: "Tokyo"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"US", "US", "GB", "BR", ""} {
+		w.users = append(w.users, factory.User(t, db, &factory.UserOpts{Profile: storage.Profile{CountryCode: c}}))
+	}
+	w.add(t, 60)
+	return w
+}
+
+// add writes n posts, a few of them placed in Tokyo, some reposts.
+func (w *world) add(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		author := w.users[w.rng.IntN(len(w.users))]
+		if len(w.posts) > 0 && w.rng.IntN(8) == 0 {
+			factory.Post(t, w.db, &factory.PostOpts{Author: author, RepostOf: w.posts[w.rng.IntN(len(w.posts))]})
+			continue
+		}
+		var words []string
+		for range 2 + w.rng.IntN(6) {
+			words = append(words, vocabulary[w.rng.IntN(len(vocabulary))])
+		}
+		opts := &factory.PostOpts{Author: author, Text: strings.Join(words, " ")}
+		if w.rng.IntN(4) > 0 { // the others are posted now, and may be edited
+			opts.CreatedAt = w.start.Add(time.Duration(w.rng.IntN(30*60)) * time.Minute)
+		}
+		if w.rng.IntN(6) == 0 {
+			opts.PlaceID = "tokyo-1"
+		}
+		w.posts = append(w.posts, factory.Post(t, w.db, opts))
+	}
+}
+
+// churn edits and deletes some live posts.
+func (w *world) churn(t *testing.T) {
+	t.Helper()
+	for i := 0; i < len(w.posts); i++ {
+		switch w.rng.IntN(6) {
+		case 0:
+			if _, err := w.db.DeletePost(t.Context(), w.posts[i].ID, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			w.posts = append(w.posts[:i], w.posts[i+1:]...)
+			i--
+		case 1:
+			if time.Since(w.posts[i].CreatedAt) > 10*time.Minute {
+				continue
+			}
+			w.posts[i] = factory.Edit(t, w.db, w.posts[i], w.posts[i].Text+" edited golang")
+		}
+	}
+}
+
+// direct counts the live originals straight from the posts table: terms
+// per country and hour of the edit chain's first version.
+func (w *world) direct(t *testing.T) map[storage.TermHourKey]int {
+	t.Helper()
+	rows, err := w.pool.Query(t.Context(), `SELECT p.text, p.country_code, r.created_at
+		FROM posts p JOIN posts r ON r.id = p.edit_root_id
+		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	want := map[storage.TermHourKey]int{}
+	for rows.Next() {
+		var text, country string
+		var at time.Time
+		if err := rows.Scan(&text, &country, &at); err != nil {
+			t.Fatal(err)
+		}
+		hour := at.UTC().Truncate(time.Hour)
+		want[storage.TermHourKey{CountryCode: country, Hour: hour}]++
+		for _, term := range posttext.KeywordTerms(text) {
+			want[storage.TermHourKey{Term: term, CountryCode: country, Hour: hour}]++
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return want
+}
+
+// rebuiltPairs is what the pairs hold when computed afresh from the live
+// posts.
+func (w *world) rebuiltPairs(t *testing.T, c Counter) map[storage.TermPairKey]int {
+	t.Helper()
+	rows, err := w.pool.Query(t.Context(), `SELECT p.id, p.text, p.country_code, r.created_at
+		FROM posts p JOIN posts r ON r.id = p.edit_root_id
+		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var changes []storage.InsightChange
+	for rows.Next() {
+		ch := storage.InsightChange{Delta: 1}
+		if err := rows.Scan(&ch.PostID, &ch.Text, &ch.CountryCode, &ch.PostedAt); err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, ch)
+	}
+	want := map[storage.TermPairKey]int{}
+	for k, n := range c.Deltas(changes).Pairs {
+		if n != 0 {
+			want[k] = n
+		}
+	}
+	return want
+}
+
+func (w *world) hours(t *testing.T) map[storage.TermHourKey]int {
+	t.Helper()
+	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, hour, posts FROM insight_term_hours`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[storage.TermHourKey]int{}
+	for rows.Next() {
+		var k storage.TermHourKey
+		var n int
+		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Hour, &n); err != nil {
+			t.Fatal(err)
+		}
+		k.Hour = k.Hour.UTC()
+		got[k] = n
+	}
+	return got
+}
+
+func (w *world) pairs(t *testing.T) map[storage.TermPairKey]int {
+	t.Helper()
+	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, day::timestamp AT TIME ZONE 'UTC', co_term, posts FROM insight_term_pairs`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[storage.TermPairKey]int{}
+	for rows.Next() {
+		var k storage.TermPairKey
+		var n int
+		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Day, &k.CoTerm, &n); err != nil {
+			t.Fatal(err)
+		}
+		k.Day = k.Day.UTC()
+		got[k] = n
+	}
+	return got
+}
+
+func (w *world) backlog(t *testing.T) int64 {
+	t.Helper()
+	n, _, err := w.db.InsightBacklog(t.Context(), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// check compares the aggregates with the direct count and the rebuilt
+// pairs.
+func (w *world) check(t *testing.T, c Counter) {
+	t.Helper()
+	want, got := w.direct(t), w.hours(t)
+	if !equalMaps(got, want) {
+		t.Errorf("term hours differ from a direct count over the posts:\n%s", diff(got, want))
+	}
+	if wantPairs, gotPairs := w.rebuiltPairs(t, c), w.pairs(t); !equalMaps(gotPairs, wantPairs) {
+		t.Errorf("term pairs differ from a rebuild:\n%s", diff(gotPairs, wantPairs))
+	}
+	countries := map[string]bool{}
+	for k := range want {
+		countries[k.CountryCode] = true
+	}
+	for _, c := range []string{"US", "GB", "BR", "JP", ""} {
+		if !countries[c] {
+			t.Errorf("the corpus has no post in country %q; the test covers less than it should", c)
+		}
+	}
+}
+
+func diff[K comparable](got, want map[K]int) string {
+	var b strings.Builder
+	for k, v := range want {
+		if got[k] != v {
+			fmt.Fprintf(&b, "  %+v: got %d, want %d\n", k, got[k], v)
+		}
+	}
+	for k, v := range got {
+		if _, ok := want[k]; !ok {
+			fmt.Fprintf(&b, "  %+v: got %d, want none\n", k, v)
+		}
+	}
+	return b.String()
+}
+
+func TestApplyMatchesDirectCount(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	for _, sample := range []uint64{1, 3} {
+		t.Run(fmt.Sprintf("pair sample %d", sample), func(t *testing.T) {
+			c := Counter{PairSample: sample, PairTerms: 4}
+			if _, err := w.pool.Exec(t.Context(), `TRUNCATE insight_term_hours, insight_term_pairs, insight_changes;
+				INSERT INTO insight_changes (post_id, delta, posted_at, country_code, text)
+				SELECT p.id, 1, insight_posted_at(p.edit_root_id, p.id, p.created_at), p.country_code, p.text FROM posts p
+				WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`); err != nil {
+				t.Fatal(err)
+			}
+			a := &Applier{Store: w.db, Counter: c, BatchSize: 7, Logger: quiet}
+			drain(t, a)
+			w.check(t, c)
+
+			w.churn(t)
+			w.add(t, 30)
+			drain(t, a)
+			w.check(t, c)
+		})
+	}
+}
+
+// TestApplyWorkerKilledMidBatch kills the applying connection after it
+// wrote a batch and before it committed (as a worker dying there would):
+// the batch is applied again by the next run, once.
+func TestApplyWorkerKilledMidBatch(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	c := Counter{PairSample: 1}
+	before := w.backlog(t)
+	kills := 0
+	a := &Applier{Store: w.db, Counter: c, BatchSize: 10, Logger: quiet, afterWrite: func(ctx context.Context) error {
+		if kills > 0 {
+			return nil
+		}
+		kills++
+		// The applying backend is the one holding the applier's lock.
+		_, err := w.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
+			WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1`, insightsLockKey)
+		return err
+	}}
+	if _, err := a.Drain(t.Context()); err == nil {
+		t.Fatal("Drain succeeded on a connection killed mid-batch")
+	}
+	if got := w.backlog(t); got != before {
+		t.Fatalf("after the kill the log holds %d changes, want all %d back", got, before)
+	}
+	if got := w.hours(t); len(got) != 0 {
+		t.Fatalf("the killed batch left %d term hours behind", len(got))
+	}
+	drain(t, a)
+	w.check(t, c)
+}
+
+// TestApplyConcurrentWorkers runs several appliers at once while posts
+// arrive: each batch is applied by one of them, once.
+func TestApplyConcurrentWorkers(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	c := Counter{PairSample: 2}
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			a := &Applier{Store: w.db, Counter: c, BatchSize: 5, Logger: quiet}
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := a.Drain(context.Background()); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	w.add(t, 40)
+	w.churn(t)
+	close(stop)
+	wg.Wait()
+	drain(t, &Applier{Store: w.db, Counter: c, Logger: quiet})
+	w.check(t, c)
+}
+
+var quiet = slog.New(slog.DiscardHandler)
+
+func drain(t *testing.T, a *Applier) {
+	t.Helper()
+	for {
+		if _, err := a.Drain(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		ok, err := a.Store.HasInsightChanges(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			return
+		}
+	}
+}
