@@ -156,7 +156,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	sweepers = append(sweepers, &sweep.Sweeper[string]{
 		Source: &insights.Sweep{Store: b.db, Tasks: inspector, Logger: log.With("component", "sweep")},
 		Queue:  queue, Inspector: inspector, Locker: locker,
-		Logger: log.With("component", "sweep"), Interval: insights.Interval,
+		Logger: log.With("component", "sweep"), Interval: insights.Interval, Routine: true,
 	})
 	wg.Add(1)
 	go func() {

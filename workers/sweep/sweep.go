@@ -81,6 +81,9 @@ type Sweeper[T any] struct {
 	// TickTimeout bounds one tick, so a hung dependency cannot stall the
 	// sweeper (default 30 s).
 	TickTimeout time.Duration
+	// Routine marks a source whose enqueues are its normal course (a
+	// scheduled task, not recovery): they are logged at debug level.
+	Routine bool
 
 	once  sync.Once
 	nudge chan struct{}
@@ -207,8 +210,15 @@ func (s *Sweeper[T]) sweep(ctx context.Context, item T, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("enqueue %s: %w", work.TaskID, err)
 	}
-	s.Logger.InfoContext(ctx, "task enqueued", "source", s.Source.Name(), "task_id", work.TaskID, "queue", work.Queue)
+	s.Logger.Log(ctx, s.enqueueLevel(), "task enqueued", "source", s.Source.Name(), "task_id", work.TaskID, "queue", work.Queue)
 	return s.Source.Enqueued(ctx, item, now)
+}
+
+func (s *Sweeper[T]) enqueueLevel() slog.Level {
+	if s.Routine {
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // existing inspects a task that is already queued.
@@ -245,6 +255,6 @@ func (s *Sweeper[T]) replace(ctx context.Context, item T, work *Work, now time.T
 	if _, err := s.Queue.EnqueueContext(ctx, work.Task); err != nil {
 		return fmt.Errorf("enqueue %s again: %w", work.TaskID, err)
 	}
-	s.Logger.InfoContext(ctx, "task enqueued again", "source", s.Source.Name(), "task_id", work.TaskID, "queue", work.Queue)
+	s.Logger.Log(ctx, s.enqueueLevel(), "task enqueued again", "source", s.Source.Name(), "task_id", work.TaskID, "queue", work.Queue)
 	return s.Source.Enqueued(ctx, item, now)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -155,4 +156,26 @@ func runAll(t *testing.T, q queueBundle) {
 		}
 	}
 	t.Fatal("tasks were not processed")
+}
+
+// TestSweeperRoutineLogging: a routine source's enqueues are logged at
+// debug level, a recovery source's at info.
+func TestSweeperRoutineLogging(t *testing.T) {
+	t.Parallel()
+	for _, routine := range []bool{false, true} {
+		q := newQueue(t)
+		var logs strings.Builder
+		s := &Sweeper[row]{Source: &rows{items: []row{{id: 1}}}, Queue: q.client, Routine: routine,
+			Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))}
+		if err := s.Tick(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		want := "level=INFO msg=\"task enqueued\""
+		if routine {
+			want = "level=DEBUG msg=\"task enqueued\""
+		}
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("routine %v: logs %q lack %q", routine, logs.String(), want)
+		}
+	}
 }
