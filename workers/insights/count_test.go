@@ -44,7 +44,7 @@ func TestCounterDeltas(t *testing.T) {
 			},
 			hours: map[storage.TermHourKey]int{h("", ""): 0, h("hello", ""): 0, h("world", ""): 0},
 			pairs: map[storage.TermPairKey]int{
-				{CountryCode: "", Day: day}: 0,
+				{CountryCode: "", Day: day}:                0,
 				{Term: "hello", Day: day, CoTerm: "hello"}: 0, {Term: "world", Day: day, CoTerm: "world"}: 0,
 				{Term: "hello", Day: day, CoTerm: "world"}: 0, {Term: "world", Day: day, CoTerm: "hello"}: 0},
 		},
