@@ -23,6 +23,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/media"
+	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
@@ -79,6 +80,7 @@ func testModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Log
 		Posts:      posts.New(posts.Deps{Store: db, Validator: val, Problems: w}),
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
+		News:       news.New(news.Deps{Store: db, Problems: w}),
 	}
 }
 

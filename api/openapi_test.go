@@ -151,6 +151,20 @@ var openapiCases = []openapiCase{
 	{name: "counts recent", method: "GET", path: "/2/tweets/counts/recent?query=fixture&granularity=day", authz: "bearer", status: 200},
 	{name: "counts all", method: "GET", path: "/2/tweets/counts/all?query=fixture", authz: "bearer", status: 200},
 	{name: "counts recent: bad granularity", method: "GET", path: "/2/tweets/counts/recent?query=a&granularity=week", authz: "bearer", status: 400},
+	// GET /2/news/search, GET /2/news/{id}.
+	{name: "search news", method: "GET", path: "/2/news/search?query=fixture", authz: "bearer", status: 200},
+	{name: "search news with every field", method: "GET", path: "/2/news/search?query=fixture&max_results=100&max_age_hours=720&news.fields=" + allNewsFields, authz: "oauth:reader", status: 200},
+	{name: "search news: none", method: "GET", path: "/2/news/search?query=nomatch", authz: "bearer", status: 200},
+	{name: "search news: missing query", method: "GET", path: "/2/news/search", authz: "bearer", status: 400},
+	{name: "search news: max_results", method: "GET", path: "/2/news/search?query=a&max_results=101&max_age_hours=0", authz: "bearer", status: 400},
+	{name: "search news: unknown field", method: "GET", path: "/2/news/search?query=a&news.fields=secret", authz: "bearer", status: 400},
+	{name: "search news: no credentials", method: "GET", path: "/2/news/search?query=a", status: 401},
+	{name: "search news: rate limited", method: "GET", path: "/2/news/search?query=a", authz: "bearer", status: 429, limited: true},
+	{name: "get news", method: "GET", path: "/2/news/{news}", authz: "bearer", status: 200},
+	{name: "get news with every field", method: "GET", path: "/2/news/{news}?news.fields=" + allNewsFields, authz: "oauth:reader", status: 200},
+	{name: "get news: unknown", method: "GET", path: "/2/news/42", authz: "bearer", status: 200},
+	{name: "get news: malformed id", method: "GET", path: "/2/news/x", authz: "bearer", status: 400},
+	{name: "get news: unknown field", method: "GET", path: "/2/news/{news}?news.fields=keyword", authz: "bearer", status: 400},
 }
 
 // allTweetFields and allUserFields name every field the endpoints render.
@@ -158,6 +172,7 @@ const (
 	allTweetFields = "attachments,author_id,conversation_id,created_at,display_text_range,edit_controls,edit_history_tweet_ids,entities,geo," +
 		"in_reply_to_user_id,lang,paid_partnership,possibly_sensitive,public_metrics,referenced_tweets,reply_settings,source"
 	allUserFields = "created_at,description,location,pinned_tweet_id,profile_image_url,protected,public_metrics,url,verified,verified_type"
+	allNewsFields = "category,cluster_posts_results,contexts,disclaimer,hook,id,keywords,name,summary,updated_at,last_updated_at_ms"
 )
 
 // genericProblems are the Problem types the description's Problem schema
@@ -267,7 +282,10 @@ func openapiFixtures(t *testing.T, b *bundle) map[string]string {
 	if reply.status != 201 {
 		t.Fatalf("create fixture reply: %d %s", reply.status, reply.raw)
 	}
-	return map[string]string{"{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
+	story := addStory(t, b.db, storage.NewsStory{LeadTerm: "fixture", Keywords: []string{"fixture", "#tag"}, Name: "Fixture news",
+		Summary: "2 posts mention fixture.", Hook: "Fixture is spiking.", Contexts: storage.NewsContexts{Topics: []string{"tag"}},
+		PostIDs: []int64{postIDOf(t, kept), postIDOf(t, reply.body["data"].(map[string]any)["id"].(string))}, Posts: 2}, time.Now())
+	return map[string]string{"{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
 		"{reply}": reply.body["data"].(map[string]any)["id"].(string), "{author}": id(b.author.ID), "{reader}": id(b.user.ID),
 		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
 }

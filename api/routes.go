@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/categories"
 	"github.com/aviary-dev/aviary/api/ads/creatives"
 	"github.com/aviary-dev/aviary/api/ads/donotreach"
+	"github.com/aviary-dev/aviary/api/ads/insights"
 	"github.com/aviary-dev/aviary/api/ads/lineitems"
 	"github.com/aviary-dev/aviary/api/ads/medialibrary"
 	"github.com/aviary-dev/aviary/api/ads/permissions"
@@ -24,6 +25,7 @@ import (
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/media"
+	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/users"
@@ -37,6 +39,7 @@ type Modules struct {
 	Posts      *posts.Module
 	Users      *users.Module
 	Search     *search.Module
+	News       *news.Module
 	Ads        AdsModules
 }
 
@@ -55,6 +58,7 @@ type AdsModules struct {
 	DoNotReach   *donotreach.Module
 	Permissions  *permissions.Module
 	Catalogs     *catalogs.Module
+	Insights     *insights.Module
 }
 
 // AdsStore is what the ads features need of storage (*postgres.DB).
@@ -71,6 +75,7 @@ type AdsStore interface {
 	donotreach.Store
 	permissions.Store
 	catalogs.Store
+	insights.Store
 }
 
 // NewAdsModules builds every ads feature on the kit and the store.
@@ -88,6 +93,7 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		DoNotReach:   donotreach.New(donotreach.Deps{Kit: kit, Store: st}),
 		Permissions:  permissions.New(permissions.Deps{Kit: kit, Store: st}),
 		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
+		Insights:     insights.New(insights.Deps{Kit: kit, Store: st}),
 	}
 }
 
@@ -99,7 +105,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }
@@ -107,7 +113,7 @@ func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
 	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,
-		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs)
+		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights)
 }
 
 // collect lists the endpoints of the modules that are set.

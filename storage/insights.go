@@ -18,6 +18,11 @@ type InsightChange struct {
 	RecordedAt  time.Time
 }
 
+// AllCountries is the country of the aggregates' worldwide rows: every
+// change is counted under its post's country and under AllCountries, so a
+// worldwide question reads as few rows as a one-country one.
+const AllCountries = "*"
+
 // TermHourKey names one bucket of insight_term_hours.
 type TermHourKey struct {
 	Term        string
@@ -33,10 +38,18 @@ type TermPairKey struct {
 	CoTerm      string
 }
 
+// TermDayKey names one bucket of insight_term_days.
+type TermDayKey struct {
+	Term        string
+	CountryCode string
+	Day         time.Time // midnight UTC
+}
+
 // InsightDeltas are what a batch of changes adds to the aggregates.
 type InsightDeltas struct {
 	Hours map[TermHourKey]int
 	Pairs map[TermPairKey]int
+	Days  map[TermDayKey]int
 }
 
 // InsightBatch is the outcome of applying one batch of changes.
@@ -54,7 +67,7 @@ type InsightBatch struct {
 type InsightQuery struct {
 	Keywords         []string // normalized terms (posttext.NormalizeKeyword)
 	NegativeKeywords []string
-	CountryCode      string // "" for every country
+	CountryCode      string // "" for every country (the AllCountries rows)
 	Start, End       time.Time
 	Granularity      time.Duration // time.Hour or 24 * time.Hour
 }

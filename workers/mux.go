@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
+	"github.com/aviary-dev/aviary/workers/news"
 )
 
 // FinalFailer is implemented by handlers that settle their record once a
@@ -35,7 +36,9 @@ type Deps struct {
 	Audiences *audiences.Processor
 	// Insights applies the insights change log to the aggregates.
 	Insights *insights.Applier
-	Logger   *slog.Logger
+	// News builds and refreshes the news stories (news:refresh).
+	News   *news.Refresher
+	Logger *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
 }
@@ -66,6 +69,9 @@ func (d Deps) routes() []route {
 	}
 	if d.Insights != nil {
 		rs = append(rs, route{tasks.TypeInsightsApply, d.Insights})
+	}
+	if d.News != nil {
+		rs = append(rs, route{tasks.TypeNewsRefresh, d.News})
 	}
 	return rs
 }

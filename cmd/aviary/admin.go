@@ -47,7 +47,11 @@ commands:
   ads feature <account_id> <FEATURE> on|off        grant or withdraw an ads account feature
   ads funding-instrument <account_id> [--type CREDIT_CARD] [--currency USD]
                                                    create an active funding instrument; prints its id
-Every command prints one JSON object. Revocations and state changes are
+  place set ID COUNTRY [NAME]                      add or replace a place posts may name in geo.place_id
+                                                   (COUNTRY: ISO 3166-1 alpha-2)
+  insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
+                                                   newest first, at most N (100): one JSON object a line
+Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
 (if Redis is unreachable a warning is printed: the copies expire within
 AVIARY_AUTH_CACHE_TTL, 2s by default).
@@ -105,6 +109,9 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("admin %s: %w", verb, err)
 	}
 	enc := json.NewEncoder(stdout)
+	if lines, ok := out.(jsonLines); ok {
+		return lines.encode(enc)
+	}
 	if !opts.JSON {
 		enc.SetIndent("", "  ")
 	}
@@ -121,6 +128,9 @@ type adminFlags struct {
 	// Description, Location, URL, Image, Country and Pinned are user
 	// profile's fields; only the given ones change.
 	Description, Location, URL, Image, Country, Pinned optString
+	// Since and Limit are insights queries' --since and --limit.
+	Since time.Duration
+	Limit int
 	// Args are the positional arguments (user premium|verified, ads ...).
 	Args []string
 }
@@ -166,7 +176,8 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 
 // positionalVerbs are the commands that take positional arguments.
 var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "user profile": true, "app tier": true,
-	"ads grant": true, "ads revoke": true, "ads feature": true, "ads funding-instrument": true, "ads account": true}
+	"ads grant": true, "ads revoke": true, "ads feature": true, "ads funding-instrument": true, "ads account": true,
+	"place set": true}
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
@@ -186,6 +197,8 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&o.Image, "image", "user profile: profile image URL (http or https)")
 	fs.Var(&o.Country, "country", "user profile: country (ISO 3166-1 alpha-2)")
 	fs.Var(&o.Pinned, "pinned", "user profile: id of the user's own post to pin, or none")
+	fs.DurationVar(&o.Since, "since", 24*time.Hour, "insights queries: how far back")
+	fs.IntVar(&o.Limit, "limit", defaultQueriesLimit, "insights queries: at most this many")
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -217,6 +230,10 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 		return setUserProfile(ctx, db, ann, o)
 	case "app tier":
 		return setAppTier(ctx, db, ann, o)
+	case "place set":
+		return setPlace(ctx, db, o)
+	case "insights queries":
+		return insightQueries(ctx, db, o)
 	}
 	if slices.Contains(adsVerbs, verb) {
 		return adsCommand(ctx, db, verb, o)

@@ -23,6 +23,7 @@ import (
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/media"
+	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
@@ -55,6 +56,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
 		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
 		Search: search.New(search.Deps{Store: b.apiDB}),
+		News:   news.New(news.Deps{Store: b.apiDB, Problems: errs}),
 		Ads:    api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }

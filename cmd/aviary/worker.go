@@ -26,6 +26,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
+	"github.com/aviary-dev/aviary/workers/news"
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
@@ -77,7 +78,8 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
-		Audiences: audienceBatches, Insights: insightsApplier, Logger: log, Registerer: reg})
+		Audiences: audienceBatches, Insights: insightsApplier,
+		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -158,6 +160,8 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: insights.Interval, Routine: true,
 	})
+	// News: enqueue news:refresh every minute (docs/news.md).
+	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, news.Interval, log.With("component", "sweep")))
 	wg.Add(1)
 	go func() {
 		defer wg.Done()

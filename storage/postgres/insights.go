@@ -51,6 +51,9 @@ func (db *DB) ApplyInsightChanges(ctx context.Context, a storage.InsightApply) (
 		if err := addTermPairs(ctx, tx, d.Pairs); err != nil {
 			return err
 		}
+		if err := addTermDays(ctx, tx, d.Days); err != nil {
+			return err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM insight_changes WHERE seq = ANY($1)`, seqs); err != nil {
 			return fmt.Errorf("delete applied changes: %w", err)
 		}
@@ -167,6 +170,41 @@ type pairColumns struct {
 func (c *pairColumns) add(k storage.TermPairKey, n int) {
 	c.terms, c.countries, c.coTerms = append(c.terms, k.Term), append(c.countries, k.CountryCode), append(c.coTerms, k.CoTerm)
 	c.days, c.posts = append(c.days, k.Day), append(c.posts, int32(n))
+}
+
+// addTermDays adds deltas to insight_term_days, like addTermHours.
+func addTermDays(ctx context.Context, tx pgx.Tx, deltas map[storage.TermDayKey]int) error {
+	var all, drops hourColumns
+	for k, n := range deltas {
+		h := storage.TermHourKey{Term: k.Term, CountryCode: k.CountryCode, Hour: k.Day}
+		if n != 0 {
+			all.add(h, n)
+		}
+		if n < 0 {
+			drops.add(h, n)
+		}
+	}
+	if len(all.terms) == 0 {
+		return nil
+	}
+	_, err := tx.Exec(ctx, `INSERT INTO insight_term_days AS a (term, country_code, day, posts)
+		SELECT t, c, (d AT TIME ZONE 'UTC')::date, n FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]) AS u(t, c, d, n)
+		ON CONFLICT (term, country_code, day) DO UPDATE SET posts = a.posts + EXCLUDED.posts`,
+		all.terms, all.countries, all.hours, all.posts)
+	if err != nil {
+		return fmt.Errorf("add term days: %w", err)
+	}
+	if len(drops.terms) == 0 {
+		return nil
+	}
+	_, err = tx.Exec(ctx, `DELETE FROM insight_term_days a
+		USING unnest($1::text[], $2::text[], $3::timestamptz[]) AS d(term, country_code, day)
+		WHERE a.term = d.term AND a.country_code = d.country_code AND a.day = (d.day AT TIME ZONE 'UTC')::date AND a.posts <= 0`,
+		drops.terms, drops.countries, drops.hours)
+	if err != nil {
+		return fmt.Errorf("remove empty term days: %w", err)
+	}
+	return nil
 }
 
 // InsightBacklog is the change log's length and the age of its oldest

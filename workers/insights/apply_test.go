@@ -117,9 +117,11 @@ func (w *world) direct(t *testing.T) map[storage.TermHourKey]int {
 			t.Fatal(err)
 		}
 		hour := at.UTC().Truncate(time.Hour)
-		want[storage.TermHourKey{CountryCode: country, Hour: hour}]++
-		for _, term := range posttext.KeywordTerms(text) {
-			want[storage.TermHourKey{Term: term, CountryCode: country, Hour: hour}]++
+		for _, c := range []string{country, storage.AllCountries} {
+			want[storage.TermHourKey{CountryCode: c, Hour: hour}]++
+			for _, term := range posttext.KeywordTerms(text) {
+				want[storage.TermHourKey{Term: term, CountryCode: c, Hour: hour}]++
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -128,9 +130,9 @@ func (w *world) direct(t *testing.T) map[storage.TermHourKey]int {
 	return want
 }
 
-// rebuiltPairs is what the pairs hold when computed afresh from the live
-// posts.
-func (w *world) rebuiltPairs(t *testing.T, c Counter) map[storage.TermPairKey]int {
+// rebuilt is what the pairs and days hold when computed afresh from the
+// live posts.
+func (w *world) rebuilt(t *testing.T, c Counter) (map[storage.TermPairKey]int, map[storage.TermDayKey]int) {
 	t.Helper()
 	rows, err := w.pool.Query(t.Context(), `SELECT p.id, p.text, p.country_code, r.created_at
 		FROM posts p JOIN posts r ON r.id = p.edit_root_id
@@ -147,13 +149,19 @@ func (w *world) rebuiltPairs(t *testing.T, c Counter) map[storage.TermPairKey]in
 		}
 		changes = append(changes, ch)
 	}
-	want := map[storage.TermPairKey]int{}
-	for k, n := range c.Deltas(changes).Pairs {
+	d := c.Deltas(changes)
+	pairs, days := map[storage.TermPairKey]int{}, map[storage.TermDayKey]int{}
+	for k, n := range d.Pairs {
 		if n != 0 {
-			want[k] = n
+			pairs[k] = n
 		}
 	}
-	return want
+	for k, n := range d.Days {
+		if n != 0 {
+			days[k] = n
+		}
+	}
+	return pairs, days
 }
 
 func (w *world) hours(t *testing.T) map[storage.TermHourKey]int {
@@ -196,6 +204,26 @@ func (w *world) pairs(t *testing.T) map[storage.TermPairKey]int {
 	return got
 }
 
+func (w *world) days(t *testing.T) map[storage.TermDayKey]int {
+	t.Helper()
+	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, day::timestamp AT TIME ZONE 'UTC', posts FROM insight_term_days`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	got := map[storage.TermDayKey]int{}
+	for rows.Next() {
+		var k storage.TermDayKey
+		var n int
+		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Day, &n); err != nil {
+			t.Fatal(err)
+		}
+		k.Day = k.Day.UTC()
+		got[k] = n
+	}
+	return got
+}
+
 func (w *world) backlog(t *testing.T) int64 {
 	t.Helper()
 	n, _, err := w.db.InsightBacklog(t.Context(), time.Now())
@@ -206,21 +234,25 @@ func (w *world) backlog(t *testing.T) int64 {
 }
 
 // check compares the aggregates with the direct count and the rebuilt
-// pairs.
+// pairs and days.
 func (w *world) check(t *testing.T, c Counter) {
 	t.Helper()
 	want, got := w.direct(t), w.hours(t)
 	if !equalMaps(got, want) {
 		t.Errorf("term hours differ from a direct count over the posts:\n%s", diff(got, want))
 	}
-	if wantPairs, gotPairs := w.rebuiltPairs(t, c), w.pairs(t); !equalMaps(gotPairs, wantPairs) {
+	wantPairs, wantDays := w.rebuilt(t, c)
+	if gotPairs := w.pairs(t); !equalMaps(gotPairs, wantPairs) {
 		t.Errorf("term pairs differ from a rebuild:\n%s", diff(gotPairs, wantPairs))
+	}
+	if gotDays := w.days(t); !equalMaps(gotDays, wantDays) {
+		t.Errorf("term days differ from a rebuild:\n%s", diff(gotDays, wantDays))
 	}
 	countries := map[string]bool{}
 	for k := range want {
 		countries[k.CountryCode] = true
 	}
-	for _, c := range []string{"US", "GB", "BR", "JP", ""} {
+	for _, c := range []string{"US", "GB", "BR", "JP", "", storage.AllCountries} {
 		if !countries[c] {
 			t.Errorf("the corpus has no post in country %q; the test covers less than it should", c)
 		}
@@ -248,7 +280,7 @@ func TestApplyMatchesDirectCount(t *testing.T) {
 	for _, sample := range []uint64{1, 3} {
 		t.Run(fmt.Sprintf("pair sample %d", sample), func(t *testing.T) {
 			c := Counter{PairSample: sample, PairTerms: 4}
-			if _, err := w.pool.Exec(t.Context(), `TRUNCATE insight_term_hours, insight_term_pairs, insight_changes;
+			if _, err := w.pool.Exec(t.Context(), `TRUNCATE insight_term_hours, insight_term_pairs, insight_term_days, insight_changes;
 				INSERT INTO insight_changes (post_id, delta, posted_at, country_code, text)
 				SELECT p.id, 1, insight_posted_at(p.edit_root_id, p.id, p.created_at), p.country_code, p.text FROM posts p
 				WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`); err != nil {
@@ -280,9 +312,11 @@ func TestApplyWorkerKilledMidBatch(t *testing.T) {
 			return nil
 		}
 		kills++
-		// The applying backend is the one holding the applier's lock.
+		// The applying backend is the one holding the applier's lock in
+		// this test's database (other databases' appliers are not ours).
 		_, err := w.pool.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_locks
-			WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1`, insightsLockKey)
+			WHERE locktype = 'advisory' AND granted AND ((classid::bigint << 32) | objid::bigint) = $1
+			  AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`, insightsLockKey)
 		return err
 	}}
 	if _, err := a.Drain(t.Context()); err == nil {

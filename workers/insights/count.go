@@ -39,6 +39,7 @@ func (c Counter) Deltas(changes []storage.InsightChange) storage.InsightDeltas {
 	d := storage.InsightDeltas{
 		Hours: make(map[storage.TermHourKey]int, len(changes)*16),
 		Pairs: make(map[storage.TermPairKey]int),
+		Days:  make(map[storage.TermDayKey]int),
 	}
 	for _, ch := range changes {
 		c.add(d, ch)
@@ -46,27 +47,38 @@ func (c Counter) Deltas(changes []storage.InsightChange) storage.InsightDeltas {
 	return d
 }
 
+// add counts ch under its post's country and under storage.AllCountries.
 func (c Counter) add(d storage.InsightDeltas, ch storage.InsightChange) {
 	hour := ch.PostedAt.UTC().Truncate(time.Hour)
 	terms := posttext.KeywordTerms(ch.Text)
-	d.Hours[storage.TermHourKey{Term: "", CountryCode: ch.CountryCode, Hour: hour}] += ch.Delta
-	for _, t := range terms {
-		d.Hours[storage.TermHourKey{Term: t, CountryCode: ch.CountryCode, Hour: hour}] += ch.Delta
+	countries := [2]string{ch.CountryCode, storage.AllCountries}
+	for _, country := range countries {
+		d.Hours[storage.TermHourKey{Term: "", CountryCode: country, Hour: hour}] += ch.Delta
+		for _, t := range terms {
+			d.Hours[storage.TermHourKey{Term: t, CountryCode: country, Hour: hour}] += ch.Delta
+		}
 	}
 	if !c.Sampled(ch.PostID) {
 		return
 	}
 	day := ch.PostedAt.UTC().Truncate(24 * time.Hour)
 	pair := func(t, u string) {
-		d.Pairs[storage.TermPairKey{Term: t, CountryCode: ch.CountryCode, Day: day, CoTerm: u}] += ch.Delta
+		for _, country := range countries {
+			d.Pairs[storage.TermPairKey{Term: t, CountryCode: country, Day: day, CoTerm: u}] += ch.Delta
+		}
 	}
-	pair("", "")
+	sampled := func(t string) {
+		for _, country := range countries {
+			d.Days[storage.TermDayKey{Term: t, CountryCode: country, Day: day}] += ch.Delta
+		}
+	}
+	sampled("")
 	var paired []string
 	for _, t := range terms {
 		if posttext.IsStopword(t) {
 			continue
 		}
-		pair(t, t)
+		sampled(t)
 		if len(paired) < c.pairTerms() {
 			paired = append(paired, t)
 		}

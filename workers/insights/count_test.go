@@ -21,7 +21,9 @@ func TestCounterDeltas(t *testing.T) {
 		counter Counter
 		changes []storage.InsightChange
 		hours   map[storage.TermHourKey]int
-		pairs   map[storage.TermPairKey]int
+		// pairs of a term with itself stand for its insight_term_days
+		// bucket (the sampled posts holding it; "" all sampled posts).
+		pairs map[storage.TermPairKey]int
 	}{
 		{
 			name:    "one post: its terms, the all-posts term, its pairs without stopwords",
@@ -60,11 +62,31 @@ func TestCounterDeltas(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d := tt.counter.Deltas(tt.changes)
-			if !equalMaps(d.Hours, tt.hours) {
-				t.Errorf("hours = %v, want %v", d.Hours, tt.hours)
+			// Every bucket is counted in its country and worldwide.
+			wantHours, wantPairs, wantDays := map[storage.TermHourKey]int{}, map[storage.TermPairKey]int{}, map[storage.TermDayKey]int{}
+			for k, n := range tt.hours {
+				wantHours[k] = n
+				k.CountryCode = storage.AllCountries
+				wantHours[k] = n
 			}
-			if !equalMaps(d.Pairs, tt.pairs) {
-				t.Errorf("pairs = %v, want %v", d.Pairs, tt.pairs)
+			for k, n := range tt.pairs {
+				for _, c := range []string{k.CountryCode, storage.AllCountries} {
+					k.CountryCode = c
+					if k.Term == k.CoTerm {
+						wantDays[storage.TermDayKey{Term: k.Term, CountryCode: c, Day: k.Day}] = n
+					} else {
+						wantPairs[k] = n
+					}
+				}
+			}
+			if !equalMaps(d.Days, wantDays) {
+				t.Errorf("days = %v, want %v", d.Days, wantDays)
+			}
+			if !equalMaps(d.Hours, wantHours) {
+				t.Errorf("hours = %v, want %v", d.Hours, wantHours)
+			}
+			if !equalMaps(d.Pairs, wantPairs) {
+				t.Errorf("pairs = %v, want %v", d.Pairs, wantPairs)
 			}
 		})
 	}

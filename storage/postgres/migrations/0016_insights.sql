@@ -103,27 +103,39 @@ ORDER BY p.id;
 
 -- Posts per term, country and hour: the counted posts whose text holds the
 -- term (posttext.KeywordTerms), by the hour of posted_at. The term '' counts
--- every post of the bucket. country_code '' is unknown.
+-- every post of the bucket. country_code '' is unknown; every post is also
+-- counted under the country '*' (worldwide), in this table and the next.
+-- Each aggregate's primary key INCLUDEs its count, so that the reads of
+-- keyword insights are index-only scans of a key range.
 CREATE TABLE insight_term_hours (
   term         text NOT NULL,
   country_code text NOT NULL,
   hour         timestamptz NOT NULL,
   posts        integer NOT NULL,
-  PRIMARY KEY (term, country_code, hour)
+  PRIMARY KEY (term, country_code, hour) INCLUDE (posts)
 );
 
 -- Co-occurrence of terms, per country and UTC day, over a sample of the
 -- posts (one in AVIARY_INSIGHTS_PAIR_SAMPLE, chosen by a hash of the post
--- id): posts whose text holds both term and co_term, for the first
--- pair-terms of each sampled post. A term paired with itself counts the
--- sampled posts that hold it; ('', '') counts the sampled posts.
+-- id): sampled posts whose text holds both term and co_term, among the
+-- first pair-terms of each sampled post.
 CREATE TABLE insight_term_pairs (
   term         text NOT NULL,
   country_code text NOT NULL,
   day          date NOT NULL,
   co_term      text NOT NULL,
   posts        integer NOT NULL,
-  PRIMARY KEY (term, country_code, day, co_term)
+  PRIMARY KEY (term, country_code, day, co_term) INCLUDE (posts)
+);
+
+-- The same sample's posts per term, country and UTC day (the term's
+-- document frequency); the term '' counts the sampled posts.
+CREATE TABLE insight_term_days (
+  term         text NOT NULL,
+  country_code text NOT NULL,
+  day          date NOT NULL,
+  posts        integer NOT NULL,
+  PRIMARY KEY (term, country_code, day) INCLUDE (posts)
 );
 
 -- Every keyword insights query, for operators (`aviary admin insights
