@@ -178,7 +178,7 @@ const candidates = `SELECT co_term, sum(posts)::bigint AS c FROM insight_term_pa
 	GROUP BY co_term ORDER BY c DESC, co_term LIMIT $6`
 
 // frequencies are the sampled posts holding each term over the window's
-// days (” gives the sampled posts): a few index entries per term.
+// days (the empty term gives the sampled posts): a few index entries per term.
 const frequencies = `SELECT term, sum(posts)::bigint FROM insight_term_days
 	WHERE term = ANY($1::text[]) AND country_code = $3 AND day = ANY($2::text[]::date[])
 	GROUP BY term`
@@ -189,7 +189,7 @@ const frequencies = `SELECT term, sum(posts)::bigint FROM insight_term_days
 // c(u) = sum over keywords k of pairs(k,u) (neither a keyword, a negative
 // keyword, the word form of a #hashtag or $cashtag keyword, nor a
 // stopword) are scored c(u) * ln(1 + N/df(u)), df(u) = days(u) and N =
-// days(”) (the sampled posts), best first, ties by term. Two
+// days of the empty term (the sampled posts), best first, ties by term. Two
 // statements.
 func (db *DB) RelatedKeywords(ctx context.Context, q storage.InsightQuery, limit int) ([]string, error) {
 	days := insightDays(q)
