@@ -122,11 +122,11 @@ func (db *DB) KeywordVolumes(ctx context.Context, q storage.InsightQuery) ([]int
 // keywords and the negatives, and the keywords' own sampled posts (as the
 // pair (k, k)), summed over the window's days, in one country (or '*').
 const factorPairs = `SELECT term, co_term, sum(posts)::bigint FROM insight_term_pairs
-	WHERE term = ANY($1::text[]) AND country_code = $4 AND day = ANY($3::text[]::date[]) AND co_term = ANY($2::text[])
+	WHERE term = ANY($1::text[]) AND country_code = $4 AND day >= $3::text::date AND day <= $5::text::date AND co_term = ANY($2::text[])
 	GROUP BY term, co_term
 	UNION ALL
 	SELECT term, term, sum(posts)::bigint FROM insight_term_days
-	WHERE term = ANY($1::text[]) AND country_code = $4 AND day = ANY($3::text[]::date[])
+	WHERE term = ANY($1::text[]) AND country_code = $4 AND day >= $3::text::date AND day <= $5::text::date
 	GROUP BY term`
 
 // volumeFactors is each keyword's factor (KeywordVolumes); one keyword
@@ -140,7 +140,11 @@ func (db *DB) volumeFactors(ctx context.Context, q storage.InsightQuery, kws []s
 	if len(kws) == 1 && len(negs) == 0 {
 		return factors, nil
 	}
-	rows, err := db.pool.Query(ctx, factorPairs, kws, uniqueTerms(append(slices.Clone(kws), negs...)), insightDays(q), insightCountry(q))
+	days := insightDays(q)
+	if len(days) == 0 {
+		return factors, nil
+	}
+	rows, err := db.pool.Query(ctx, factorPairs, kws, uniqueTerms(append(slices.Clone(kws), negs...)), days[0], insightCountry(q), days[len(days)-1])
 	if err != nil {
 		return nil, wrap("keyword volume factors", err)
 	}
@@ -178,9 +182,10 @@ const candidates = `SELECT co_term, sum(posts)::bigint AS c FROM insight_term_pa
 	GROUP BY co_term ORDER BY c DESC, co_term LIMIT $6`
 
 // frequencies are the sampled posts holding each term over the window's
-// days (the empty term gives the sampled posts): a few index entries per term.
+// days (the empty term gives the sampled posts): a short range of index
+// entries per term (a day range, not a day list, keeps the range tight).
 const frequencies = `SELECT term, sum(posts)::bigint FROM insight_term_days
-	WHERE term = ANY($1::text[]) AND country_code = $3 AND day = ANY($2::text[]::date[])
+	WHERE term = ANY($1::text[]) AND country_code = $3 AND day >= $2::text::date AND day <= $4::text::date
 	GROUP BY term`
 
 // RelatedKeywords are up to limit terms that occur with q.Keywords, from
@@ -236,7 +241,7 @@ func (db *DB) RelatedKeywords(ctx context.Context, q storage.InsightQuery, limit
 		terms = append(terms, cd.term)
 	}
 	terms = append(terms, "") // N
-	rows, err = db.pool.Query(ctx, frequencies, terms, days, insightCountry(q))
+	rows, err = db.pool.Query(ctx, frequencies, terms, days[0], insightCountry(q), days[len(days)-1])
 	if err != nil {
 		return nil, wrap("related keyword frequencies", err)
 	}
