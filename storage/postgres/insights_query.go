@@ -158,6 +158,10 @@ func (db *DB) volumeFactors(ctx context.Context, q storage.InsightQuery, kws []s
 		return nil, wrap("keyword volume factors", err)
 	}
 	for i, k := range kws {
+		if slices.Contains(negs, k) { // every post of k holds a negative
+			factors[k] = 0
+			continue
+		}
 		self := float64(pairs[[2]string{k, k}])
 		if self <= 0 {
 			continue

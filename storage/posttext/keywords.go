@@ -3,6 +3,7 @@ package posttext
 import (
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // MaxKeywordRunes bounds a keyword term: longer runs of letters (a
@@ -34,12 +35,10 @@ func KeywordTerms(text string) []string {
 		spans = append(spans, span{m.Start, m.End, []string{"@" + NormalizeTag(m.Username)}})
 	}
 	for _, h := range e.Hashtags {
-		tag := NormalizeTag(h.Tag)
-		spans = append(spans, span{h.Start, h.End, []string{"#" + tag, wordTerm([]rune(tag))}})
+		spans = append(spans, span{h.Start, h.End, tagTerms("#", h.Tag)})
 	}
 	for _, c := range e.Cashtags {
-		tag := NormalizeTag(c.Tag)
-		spans = append(spans, span{c.Start, c.End, []string{"$" + tag, wordTerm([]rune(tag))}})
+		spans = append(spans, span{c.Start, c.End, tagTerms("$", c.Tag)})
 	}
 	entityAt := make(map[int]span, len(spans))
 	for _, s := range spans {
@@ -72,7 +71,8 @@ func KeywordTerms(text string) []string {
 
 // NormalizeKeyword is the term a keyword insights query names for keyword
 // (a word, "#hashtag", "$cashtag" or "@mention", matched as KeywordTerms
-// counts them), or false if keyword is not one such term.
+// counts them), or false if keyword is not one such term. Every term
+// KeywordTerms counts is a keyword that normalizes to itself.
 func NormalizeKeyword(keyword string) (string, bool) {
 	k := strings.TrimSpace(keyword)
 	sign := ""
@@ -84,7 +84,8 @@ func NormalizeKeyword(keyword string) (string, bool) {
 		return "", false
 	}
 	for _, c := range r {
-		if !isTermRune(c) && (sign == "" || c != '_') {
+		// '_' joins the words of a tag, whose word form is a term too.
+		if !isTermRune(c) && c != '_' {
 			return "", false
 		}
 	}
@@ -102,12 +103,25 @@ func IsStopword(term string) bool {
 	return ok
 }
 
-// wordTerm is the term of a run of word runes, or "" when it is no term.
+// wordTerm is the term of a run of word runes (lower-cased, NFC), or ""
+// when it is no term: shorter than 2 or longer than MaxKeywordRunes code
+// points once normalized, as NormalizeKeyword measures.
 func wordTerm(r []rune) string {
-	if len(r) < 2 || len(r) > MaxKeywordRunes {
+	t := strings.ToLower(nfc(string(r)))
+	if n := utf8.RuneCountInString(t); n < 2 || n > MaxKeywordRunes {
 		return ""
 	}
-	return strings.ToLower(nfc(string(r)))
+	return t
+}
+
+// tagTerms are the terms of a hashtag or cashtag: sign + tag and the tag's
+// word form, none when the tag is longer than MaxKeywordRunes.
+func tagTerms(sign, tag string) []string {
+	t := NormalizeTag(tag)
+	if n := utf8.RuneCountInString(t); n == 0 || n > MaxKeywordRunes {
+		return nil
+	}
+	return []string{sign + t, wordTerm([]rune(t))}
 }
 
 func isTermRune(c rune) bool { return isWordRune(c) || unicode.IsMark(c) }

@@ -41,7 +41,7 @@ func TestNormalizeKeyword(t *testing.T) {
 		{"@Some_User", "@some_user", true},
 		{"#big_data", "#big_data", true},
 		{"big data", "", false},
-		{"big_data", "", false},
+		{"big_data", "big_data", true}, // a tag's word form
 		{"x", "", false},
 		{"#", "", false},
 		{"", "", false},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -47,7 +48,7 @@ func newWorld(t *testing.T) *world {
 	if err := db.SetPlace(t.Context(), storage.Place{ID: "tokyo-1", CountryCode: "JP", FullName: "Tokyo"}); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []string{"US", "US", "GB", "BR", ""} {
+	for _, c := range []string{"US", "US", "GB", "BR", "", "FR"} {
 		w.users = append(w.users, factory.User(t, db, &factory.UserOpts{Profile: storage.Profile{CountryCode: c}}))
 	}
 	w.add(t, 60)
@@ -78,9 +79,34 @@ func (w *world) add(t *testing.T, n int) {
 	}
 }
 
-// churn edits and deletes some live posts.
+// churn moves an author to another country (their posts, edited or not,
+// stay where they were written), protects one author and suspends then
+// reinstates another, deletes the French one with all their posts (once),
+// then edits and deletes some live posts.
 func (w *world) churn(t *testing.T) {
 	t.Helper()
+	ctx := t.Context()
+	gb := "GB"
+	if _, err := w.db.SetUserProfile(ctx, w.users[0].ID, postgres.ProfileChange{CountryCode: &gb}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.pool.Exec(ctx, `UPDATE users SET protected_at = now() WHERE id = $1`, w.users[1].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.pool.Exec(ctx, `UPDATE users SET suspended_at = now() WHERE id = $1`, w.users[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.pool.Exec(ctx, `UPDATE users SET suspended_at = NULL WHERE id = $1`, w.users[2].ID); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.users) > 5 {
+		gone := w.users[5].ID
+		if _, err := w.pool.Exec(ctx, `DELETE FROM users WHERE id = $1`, gone); err != nil {
+			t.Fatal(err)
+		}
+		w.users = w.users[:5]
+		w.posts = slices.DeleteFunc(w.posts, func(p storage.Post) bool { return p.AuthorID == gone })
+	}
 	for i := 0; i < len(w.posts); i++ {
 		switch w.rng.IntN(6) {
 		case 0:
@@ -98,13 +124,15 @@ func (w *world) churn(t *testing.T) {
 	}
 }
 
-// direct counts the live originals straight from the posts table: terms
-// per country and hour of the edit chain's first version.
+// direct counts the live originals of public authors straight from the
+// posts and users tables: terms per country and hour of the edit chain's
+// first version.
 func (w *world) direct(t *testing.T) map[storage.TermHourKey]int {
 	t.Helper()
-	rows, err := w.pool.Query(t.Context(), `SELECT p.text, p.country_code, r.created_at
-		FROM posts p JOIN posts r ON r.id = p.edit_root_id
-		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`)
+	rows, err := w.pool.Query(t.Context(), `SELECT p.text, r.country_code, r.created_at
+		FROM posts p JOIN posts r ON r.id = p.edit_root_id JOIN users u ON u.id = p.author_id
+		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL
+		  AND u.protected_at IS NULL AND u.suspended_at IS NULL AND u.deactivated_at IS NULL AND u.deleted_at IS NULL`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,9 +162,10 @@ func (w *world) direct(t *testing.T) map[storage.TermHourKey]int {
 // live posts.
 func (w *world) rebuilt(t *testing.T, c Counter) (map[storage.TermPairKey]int, map[storage.TermDayKey]int) {
 	t.Helper()
-	rows, err := w.pool.Query(t.Context(), `SELECT p.id, p.text, p.country_code, r.created_at
-		FROM posts p JOIN posts r ON r.id = p.edit_root_id
-		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`)
+	rows, err := w.pool.Query(t.Context(), `SELECT p.id, p.text, r.country_code, r.created_at
+		FROM posts p JOIN posts r ON r.id = p.edit_root_id JOIN users u ON u.id = p.author_id
+		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL
+		  AND u.protected_at IS NULL AND u.suspended_at IS NULL AND u.deactivated_at IS NULL AND u.deleted_at IS NULL`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,8 +311,7 @@ func TestApplyMatchesDirectCount(t *testing.T) {
 			c := Counter{PairSample: sample, PairTerms: 4}
 			if _, err := w.pool.Exec(t.Context(), `TRUNCATE insight_term_hours, insight_term_pairs, insight_term_days, insight_changes;
 				INSERT INTO insight_changes (post_id, delta, posted_at, country_code, text)
-				SELECT p.id, 1, insight_posted_at(p.edit_root_id, p.id, p.created_at), p.country_code, p.text FROM posts p
-				WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL`); err != nil {
+				SELECT id, 1, posted_at, country_code, text FROM insight_counted_posts`); err != nil {
 				t.Fatal(err)
 			}
 			a := &Applier{Store: w.db, Counter: c, BatchSize: 7, Logger: quiet}

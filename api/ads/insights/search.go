@@ -33,6 +33,13 @@ const (
 
 var granularities = []string{granularityDay, granularityHour}
 
+// The times a window may hold: no post is older than 1970, and years past
+// 9999 have no ISO 8601 form.
+var (
+	earliest = time.Date(1970, 1, 1, 0, 0, 0, 0, time.UTC)
+	latest   = time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
 // recordTimeout bounds logging the query once it is answered.
 const recordTimeout = 2 * time.Second
 
@@ -93,6 +100,14 @@ func (m *Module) parse(p *adsx.Params) (query, error) {
 	given := p.Time("end_time")
 	if given != nil {
 		end = *given
+	}
+	for _, t := range []struct {
+		name string
+		at   *time.Time
+	}{{"start_time", &start}, {"end_time", given}} {
+		if t.at != nil && !p.Failed(t.name) && (t.at.Before(earliest) || !t.at.Before(latest)) {
+			p.Fail(t.name, fmt.Sprintf("%s must be between %s and %s", t.name, earliest.Format(time.DateOnly), latest.Format(time.DateOnly)))
+		}
 	}
 	if !p.Failed("start_time") && !p.Failed("end_time") {
 		// The parameter at fault: end_time when sent, else start_time

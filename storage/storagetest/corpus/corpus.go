@@ -144,7 +144,7 @@ func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
 	// The insights change log is written in one statement after the COPY
 	// (as the migration that introduced it did), not row by row.
 	exec(`ALTER TABLE posts DISABLE TRIGGER posts_insight_insert`)
-	exec(`ALTER TABLE posts DISABLE TRIGGER posts_country`)
+	exec(`ALTER TABLE posts DISABLE TRIGGER posts_insight_fields`)
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	wordZipf := rand.NewZipf(rng, 1.1, 1, Words-1)
@@ -268,10 +268,9 @@ func Load(tb testing.TB, pool *pgxpool.Pool, n int, end time.Time) Corpus {
 		tb.Fatalf("corpus: copy posts: %v", err)
 	}
 	exec(`ALTER TABLE posts ENABLE TRIGGER posts_insight_insert`)
-	exec(`ALTER TABLE posts ENABLE TRIGGER posts_country`)
+	exec(`ALTER TABLE posts ENABLE TRIGGER posts_insight_fields`)
 	exec(`INSERT INTO insight_changes (post_id, delta, posted_at, country_code, text)
-		SELECT p.id, 1, insight_posted_at(p.edit_root_id, p.id, p.created_at), p.country_code, p.text FROM posts p
-		WHERE p.repost_of_id IS NULL AND p.deleted_at IS NULL AND p.superseded_at IS NULL ORDER BY p.id`)
+		SELECT id, 1, posted_at, country_code, text FROM insight_counted_posts ORDER BY id`)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		tb.Fatal(err)
