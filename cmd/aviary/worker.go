@@ -156,7 +156,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// Keyword insights: keep insights:apply queued while the change log
 	// holds rows (docs/insights.md).
 	sweepers = append(sweepers, &sweep.Sweeper[string]{
-		Source: &insights.Sweep{Store: b.db, Tasks: inspector, Logger: log.With("component", "sweep")},
+		Source: insights.Sweep(b.db, inspector, log.With("component", "sweep")),
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: insights.Interval, Routine: true,
 	})

@@ -45,13 +45,13 @@ func (db *DB) ApplyInsightChanges(ctx context.Context, a storage.InsightApply) (
 			}
 		}
 		d := a.Compute(changes)
-		if err := addTermHours(ctx, tx, d.Hours); err != nil {
+		if err := addCounts(ctx, tx, hoursAggregate, d.Hours, hourKey); err != nil {
 			return err
 		}
-		if err := addTermPairs(ctx, tx, d.Pairs); err != nil {
+		if err := addCounts(ctx, tx, pairsAggregate, d.Pairs, pairKey); err != nil {
 			return err
 		}
-		if err := addTermDays(ctx, tx, d.Days); err != nil {
+		if err := addCounts(ctx, tx, daysAggregate, d.Days, dayKey); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `DELETE FROM insight_changes WHERE seq = ANY($1)`, seqs); err != nil {
@@ -78,133 +78,104 @@ func loadInsightChanges(ctx context.Context, tx pgx.Tx, limit int) ([]storage.In
 	})
 }
 
-// addTermHours adds deltas to insight_term_hours; buckets left at zero
-// (or below, which only a hand-edited log could cause) are removed.
-func addTermHours(ctx context.Context, tx pgx.Tx, deltas map[storage.TermHourKey]int) error {
-	var all, drops hourColumns
-	for k, n := range deltas {
-		if n != 0 {
-			all.add(k, n)
-		}
-		if n < 0 {
-			drops.add(k, n)
-		}
-	}
-	if len(all.terms) == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO insight_term_hours AS a (term, country_code, hour, posts)
+// aggregate is one aggregate table's statements: upsert adds the deltas'
+// columns ($1 terms, $2 countries, $3 times, then $4 co-terms when the
+// table has them, then the counts), remove deletes the buckets left at
+// zero (or below, which only a hand-edited log could cause) among the
+// keys of the negative deltas.
+type aggregate struct {
+	name           string
+	coTerm         bool
+	upsert, remove string
+}
+
+var (
+	hoursAggregate = aggregate{name: "term hours",
+		upsert: `INSERT INTO insight_term_hours AS a (term, country_code, hour, posts)
 		SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[])
 		ON CONFLICT (term, country_code, hour) DO UPDATE SET posts = a.posts + EXCLUDED.posts`,
-		all.terms, all.countries, all.hours, all.posts)
-	if err != nil {
-		return fmt.Errorf("add term hours: %w", err)
-	}
-	if len(drops.terms) == 0 {
-		return nil
-	}
-	_, err = tx.Exec(ctx, `DELETE FROM insight_term_hours a
+		remove: `DELETE FROM insight_term_hours a
 		USING unnest($1::text[], $2::text[], $3::timestamptz[]) AS d(term, country_code, hour)
-		WHERE a.term = d.term AND a.country_code = d.country_code AND a.hour = d.hour AND a.posts <= 0`,
-		drops.terms, drops.countries, drops.hours)
-	if err != nil {
-		return fmt.Errorf("remove empty term hours: %w", err)
-	}
-	return nil
-}
-
-// hourColumns are term hour deltas as the columns unnest takes.
-type hourColumns struct {
-	terms, countries []string
-	hours            []time.Time
-	posts            []int32
-}
-
-func (c *hourColumns) add(k storage.TermHourKey, n int) {
-	c.terms, c.countries = append(c.terms, k.Term), append(c.countries, k.CountryCode)
-	c.hours, c.posts = append(c.hours, k.Hour), append(c.posts, int32(n))
-}
-
-// addTermPairs adds deltas to insight_term_pairs, like addTermHours.
-func addTermPairs(ctx context.Context, tx pgx.Tx, deltas map[storage.TermPairKey]int) error {
-	var all, drops pairColumns
-	for k, n := range deltas {
-		if n != 0 {
-			all.add(k, n)
-		}
-		if n < 0 {
-			drops.add(k, n)
-		}
-	}
-	if len(all.terms) == 0 {
-		return nil
-	}
-	_, err := tx.Exec(ctx, `INSERT INTO insight_term_pairs AS a (term, country_code, day, co_term, posts)
+		WHERE a.term = d.term AND a.country_code = d.country_code AND a.hour = d.hour AND a.posts <= 0`}
+	pairsAggregate = aggregate{name: "term pairs", coTerm: true,
+		upsert: `INSERT INTO insight_term_pairs AS a (term, country_code, day, co_term, posts)
 		SELECT t, c, (d AT TIME ZONE 'UTC')::date, co, n FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[], $5::int[]) AS u(t, c, d, co, n)
 		ON CONFLICT (term, country_code, day, co_term) DO UPDATE SET posts = a.posts + EXCLUDED.posts`,
-		all.terms, all.countries, all.days, all.coTerms, all.posts)
-	if err != nil {
-		return fmt.Errorf("add term pairs: %w", err)
-	}
-	if len(drops.terms) == 0 {
-		return nil
-	}
-	_, err = tx.Exec(ctx, `DELETE FROM insight_term_pairs a
+		remove: `DELETE FROM insight_term_pairs a
 		USING unnest($1::text[], $2::text[], $3::timestamptz[], $4::text[]) AS d(term, country_code, day, co_term)
 		WHERE a.term = d.term AND a.country_code = d.country_code AND a.day = (d.day AT TIME ZONE 'UTC')::date
-		  AND a.co_term = d.co_term AND a.posts <= 0`,
-		drops.terms, drops.countries, drops.days, drops.coTerms)
-	if err != nil {
-		return fmt.Errorf("remove empty term pairs: %w", err)
-	}
-	return nil
-}
+		  AND a.co_term = d.co_term AND a.posts <= 0`}
+	daysAggregate = aggregate{name: "term days",
+		upsert: `INSERT INTO insight_term_days AS a (term, country_code, day, posts)
+		SELECT t, c, (d AT TIME ZONE 'UTC')::date, n FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]) AS u(t, c, d, n)
+		ON CONFLICT (term, country_code, day) DO UPDATE SET posts = a.posts + EXCLUDED.posts`,
+		remove: `DELETE FROM insight_term_days a
+		USING unnest($1::text[], $2::text[], $3::timestamptz[]) AS d(term, country_code, day)
+		WHERE a.term = d.term AND a.country_code = d.country_code AND a.day = (d.day AT TIME ZONE 'UTC')::date AND a.posts <= 0`}
+)
 
-// pairColumns are term pair deltas as the columns unnest takes.
-type pairColumns struct {
+// countColumns are deltas as the columns unnest takes.
+type countColumns struct {
 	terms, countries, coTerms []string
-	days                      []time.Time
+	times                     []time.Time
 	posts                     []int32
 }
 
-func (c *pairColumns) add(k storage.TermPairKey, n int) {
-	c.terms, c.countries, c.coTerms = append(c.terms, k.Term), append(c.countries, k.CountryCode), append(c.coTerms, k.CoTerm)
-	c.days, c.posts = append(c.days, k.Day), append(c.posts, int32(n))
+func (c *countColumns) add(term, country string, at time.Time, coTerm string, n int) {
+	c.terms, c.countries, c.coTerms = append(c.terms, term), append(c.countries, country), append(c.coTerms, coTerm)
+	c.times, c.posts = append(c.times, at), append(c.posts, int32(n))
 }
 
-// addTermDays adds deltas to insight_term_days, like addTermHours.
-func addTermDays(ctx context.Context, tx pgx.Tx, deltas map[storage.TermDayKey]int) error {
-	var all, drops hourColumns
+func (c *countColumns) args(coTerm, posts bool) []any {
+	a := []any{c.terms, c.countries, c.times}
+	if coTerm {
+		a = append(a, c.coTerms)
+	}
+	if posts {
+		a = append(a, c.posts)
+	}
+	return a
+}
+
+// addCounts adds deltas (by key) to one aggregate with key giving each
+// key's columns.
+func addCounts[K comparable](ctx context.Context, tx pgx.Tx, agg aggregate, deltas map[K]int,
+	key func(K) (term, country string, at time.Time, coTerm string)) error {
+	var all, drops countColumns
 	for k, n := range deltas {
-		h := storage.TermHourKey{Term: k.Term, CountryCode: k.CountryCode, Hour: k.Day}
+		term, country, at, co := key(k)
 		if n != 0 {
-			all.add(h, n)
+			all.add(term, country, at, co, n)
 		}
 		if n < 0 {
-			drops.add(h, n)
+			drops.add(term, country, at, co, n)
 		}
 	}
 	if len(all.terms) == 0 {
 		return nil
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO insight_term_days AS a (term, country_code, day, posts)
-		SELECT t, c, (d AT TIME ZONE 'UTC')::date, n FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::int[]) AS u(t, c, d, n)
-		ON CONFLICT (term, country_code, day) DO UPDATE SET posts = a.posts + EXCLUDED.posts`,
-		all.terms, all.countries, all.hours, all.posts)
-	if err != nil {
-		return fmt.Errorf("add term days: %w", err)
+	if _, err := tx.Exec(ctx, agg.upsert, all.args(agg.coTerm, true)...); err != nil {
+		return fmt.Errorf("add %s: %w", agg.name, err)
 	}
 	if len(drops.terms) == 0 {
 		return nil
 	}
-	_, err = tx.Exec(ctx, `DELETE FROM insight_term_days a
-		USING unnest($1::text[], $2::text[], $3::timestamptz[]) AS d(term, country_code, day)
-		WHERE a.term = d.term AND a.country_code = d.country_code AND a.day = (d.day AT TIME ZONE 'UTC')::date AND a.posts <= 0`,
-		drops.terms, drops.countries, drops.hours)
-	if err != nil {
-		return fmt.Errorf("remove empty term days: %w", err)
+	if _, err := tx.Exec(ctx, agg.remove, drops.args(agg.coTerm, false)...); err != nil {
+		return fmt.Errorf("remove empty %s: %w", agg.name, err)
 	}
 	return nil
+}
+
+func hourKey(k storage.TermHourKey) (string, string, time.Time, string) {
+	return k.Term, k.CountryCode, k.Hour, ""
+}
+
+func pairKey(k storage.TermPairKey) (string, string, time.Time, string) {
+	return k.Term, k.CountryCode, k.Day, k.CoTerm
+}
+
+func dayKey(k storage.TermDayKey) (string, string, time.Time, string) {
+	return k.Term, k.CountryCode, k.Day, ""
 }
 
 // InsightBacklog is the change log's length and the age of its oldest

@@ -193,64 +193,47 @@ func (w *world) rebuilt(t *testing.T, c Counter) (map[storage.TermPairKey]int, m
 	return pairs, days
 }
 
-func (w *world) hours(t *testing.T) map[storage.TermHourKey]int {
+// readCounts reads an aggregate table: sql selects the key columns then
+// the count; key scans a row's key columns into k's fields.
+func readCounts[K comparable](t *testing.T, pool *pgxpool.Pool, sql string, key func(k *K) []any) map[K]int {
 	t.Helper()
-	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, hour, posts FROM insight_term_hours`)
+	rows, err := pool.Query(t.Context(), sql)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
-	got := map[storage.TermHourKey]int{}
+	got := map[K]int{}
 	for rows.Next() {
-		var k storage.TermHourKey
+		var k K
 		var n int
-		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Hour, &n); err != nil {
+		if err := rows.Scan(append(key(&k), &n)...); err != nil {
 			t.Fatal(err)
 		}
-		k.Hour = k.Hour.UTC()
 		got[k] = n
 	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
 	return got
+}
+
+// The aggregates' times are read without a zone, which pgx reads as UTC
+// (the keys the Counter builds).
+const utcDay = `day::timestamp`
+
+func (w *world) hours(t *testing.T) map[storage.TermHourKey]int {
+	return readCounts(t, w.pool, `SELECT term, country_code, hour AT TIME ZONE 'UTC', posts FROM insight_term_hours`,
+		func(k *storage.TermHourKey) []any { return []any{&k.Term, &k.CountryCode, &k.Hour} })
 }
 
 func (w *world) pairs(t *testing.T) map[storage.TermPairKey]int {
-	t.Helper()
-	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, day::timestamp AT TIME ZONE 'UTC', co_term, posts FROM insight_term_pairs`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[storage.TermPairKey]int{}
-	for rows.Next() {
-		var k storage.TermPairKey
-		var n int
-		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Day, &k.CoTerm, &n); err != nil {
-			t.Fatal(err)
-		}
-		k.Day = k.Day.UTC()
-		got[k] = n
-	}
-	return got
+	return readCounts(t, w.pool, `SELECT term, country_code, `+utcDay+`, co_term, posts FROM insight_term_pairs`,
+		func(k *storage.TermPairKey) []any { return []any{&k.Term, &k.CountryCode, &k.Day, &k.CoTerm} })
 }
 
 func (w *world) days(t *testing.T) map[storage.TermDayKey]int {
-	t.Helper()
-	rows, err := w.pool.Query(t.Context(), `SELECT term, country_code, day::timestamp AT TIME ZONE 'UTC', posts FROM insight_term_days`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	got := map[storage.TermDayKey]int{}
-	for rows.Next() {
-		var k storage.TermDayKey
-		var n int
-		if err := rows.Scan(&k.Term, &k.CountryCode, &k.Day, &n); err != nil {
-			t.Fatal(err)
-		}
-		k.Day = k.Day.UTC()
-		got[k] = n
-	}
-	return got
+	return readCounts(t, w.pool, `SELECT term, country_code, `+utcDay+`, posts FROM insight_term_days`,
+		func(k *storage.TermDayKey) []any { return []any{&k.Term, &k.CountryCode, &k.Day} })
 }
 
 func (w *world) backlog(t *testing.T) int64 {

@@ -297,5 +297,5 @@ func TestSchedule(t *testing.T) {
 	if len(q.tasks) != 2 {
 		t.Errorf("enqueued after the run = %d tasks", len(q.tasks))
 	}
-	var _ sweep.Source[string] = &news.Schedule{}
+	var _ sweep.Source[string] = news.Schedule(nil, nil)
 }
