@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
@@ -68,7 +69,7 @@ func mustTime(t *testing.T, s string) time.Time {
 // overlap and negative factors from the sampled pairs of the window's days.
 func TestKeywordVolumes(t *testing.T) {
 	t.Parallel()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	insertInsightRows(t, pool, []termHour{
 		{"", "US", "2026-03-01T05:00:00Z", 10},
 		{"", "US", "2026-03-02T10:00:00Z", 100},
@@ -148,7 +149,7 @@ func TestKeywordVolumes(t *testing.T) {
 // all.
 func TestRelatedKeywords(t *testing.T) {
 	t.Parallel()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	const d = "2026-03-02"
 	insertInsightRows(t, pool, []termHour{{"", "US", "2026-03-02T10:00:00Z", 1}, {"", "FR", "2026-03-02T10:00:00Z", 1}}, []termPair{
 		{"", "US", d, "", 1000},
@@ -209,7 +210,7 @@ func TestRelatedKeywords(t *testing.T) {
 // on, at most limit.
 func TestInsightQueryLog(t *testing.T) {
 	t.Parallel()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	ctx := t.Context()
 	base := storage.InsightQueryLog{AppID: 7, UserID: 9, AccountID: "abc", Granularity: "HOUR", Keywords: []string{"go", "#go"},
 		Location: "US", Start: mustTime(t, "2026-03-02T10:00:00Z"), End: mustTime(t, "2026-03-02T14:00:00Z"),
@@ -256,7 +257,7 @@ func TestInsightQueryLog(t *testing.T) {
 // lowest base-36 id that the user may use, or "".
 func TestLowestAdAccountFor(t *testing.T) {
 	t.Parallel()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	ctx := t.Context()
 	u := factory.User(t, db, nil)
 	other := factory.User(t, db, nil)

@@ -32,12 +32,7 @@ type searchFixture struct {
 
 func newSearchFixture(t *testing.T) *searchFixture {
 	t.Helper()
-	db, url := storagetest.NewDB(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	db, pool := storagetest.NewDBWithPool(t)
 	return &searchFixture{t: t, db: db, pool: pool, next: t0}
 }
 
@@ -573,7 +568,7 @@ func TestSearchPostsBindsValues(t *testing.T) {
 func TestSearchPlansUseIndexes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	c := corpus.Load(t, pool, 30_000, t0)
 	week := c.End.Add(-7 * 24 * time.Hour)
 	explain := func(sql string, args []any) string {
@@ -821,17 +816,4 @@ func TestExcludesReposts(t *testing.T) {
 			t.Errorf("%q: %v, want %v", q, got, want)
 		}
 	}
-}
-
-// dbWithPool is a fresh database and a pool of its own on it, for plans
-// and statements the DB does not expose.
-func dbWithPool(t *testing.T) (*postgres.DB, *pgxpool.Pool) {
-	t.Helper()
-	db, url := storagetest.NewDB(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	return db, pool
 }

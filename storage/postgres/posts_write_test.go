@@ -747,7 +747,7 @@ func TestUserMetrics(t *testing.T) {
 func TestUserMetricsPlan(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, pool := dbWithPool(t)
+	db, pool := storagetest.NewDBWithPool(t)
 	prolific, quiet := factory.User(t, db, nil), factory.User(t, db, nil)
 	// 3,000 posts of one author (a tenth deleted, a tenth superseded) and
 	// 30 of another.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
@@ -92,6 +93,19 @@ func OpenDB(t testing.TB, dbURL string) *postgres.DB {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	return openRegistered(ctx, t, dbURL)
+}
+
+// NewDBWithPool is NewDB plus a pgx pool on the same database, for tests
+// that also read or write tables directly; both close when the test ends.
+func NewDBWithPool(t testing.TB) (*postgres.DB, *pgxpool.Pool) {
+	t.Helper()
+	db, url := NewDB(t)
+	pool, err := pgxpool.New(t.Context(), url)
+	if err != nil {
+		t.Fatalf("storagetest: open a pool on %s: %v", url, err)
+	}
+	t.Cleanup(pool.Close)
+	return db, pool
 }
 
 // DatabaseURL returns the URL of a store that NewDB or OpenDB opened and that

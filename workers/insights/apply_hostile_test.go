@@ -4,8 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
@@ -15,12 +13,7 @@ import (
 // emptyWorld is a world with no generated corpus.
 func emptyWorld(t *testing.T) *world {
 	t.Helper()
-	db, url := storagetest.NewDB(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	db, pool := storagetest.NewDBWithPool(t)
 	return &world{db: db, pool: pool}
 }
 

@@ -37,12 +37,7 @@ var vocabulary = strings.Fields("golang rust release launch #golang #rust $ACME 
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	db, url := storagetest.NewDB(t)
-	pool, err := pgxpool.New(t.Context(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
+	db, pool := storagetest.NewDBWithPool(t)
 	w := &world{db: db, pool: pool, rng: rand.New(rand.NewPCG(7, 11)),
 		start: time.Now().UTC().Truncate(time.Hour).Add(-30 * time.Hour)}
 	if err := db.SetPlace(t.Context(), storage.Place{ID: "tokyo-1", CountryCode: "JP", FullName: "Tokyo"}); err != nil {
