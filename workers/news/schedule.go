@@ -18,7 +18,7 @@ const Interval = time.Minute
 // nothing, and the tick after a run enqueues the next one.
 func Schedule(inspector sweep.TaskRemover, log *slog.Logger) *sweep.Singleton {
 	return &sweep.Singleton{Label: "news", Tasks: inspector, Logger: log,
-		Work: func() *sweep.Work {
+		Work: func(time.Time) *sweep.Work {
 			return &sweep.Work{Task: tasks.NewNewsRefresh(), Queue: tasks.QueueInsights, TaskID: tasks.NewsRefreshTaskID}
 		}}
 }

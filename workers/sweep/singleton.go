@@ -13,9 +13,9 @@ type TaskRemover interface {
 	DeleteTask(queue, id string) error
 }
 
-// Singleton is a Source that keeps one task of a fixed id queued while
-// Pending says there is work (always, when Pending is nil: a scheduled
-// task). The work's record is elsewhere (a log, the aggregates), so a task
+// Singleton is a Source that keeps a task queued while Pending says there
+// is work (always, when Pending is nil: a scheduled task); Work names the
+// task, with a fixed id (one at a time) or one per time slot. The work's record is elsewhere (a log, the aggregates), so a task
 // lost with Redis is simply enqueued again, and one archived after its
 // retries is removed so that the next tick enqueues a fresh one. The task
 // should keep no retention: the tick after a run then enqueues the next.
@@ -24,8 +24,8 @@ type Singleton struct {
 	Label string
 	// Pending reports whether there is work; nil: always.
 	Pending func(ctx context.Context) (bool, error)
-	// Work is the task to keep queued.
-	Work   func() *Work
+	// Work is the task to keep queued at now.
+	Work   func(now time.Time) *Work
 	Tasks  TaskRemover
 	Logger *slog.Logger
 }
@@ -47,7 +47,9 @@ func (s *Singleton) Due(ctx context.Context, _ time.Time, _ int) ([]string, erro
 }
 
 // Check implements Source.
-func (s *Singleton) Check(context.Context, string, time.Time) (*Work, error) { return s.Work(), nil }
+func (s *Singleton) Check(_ context.Context, _ string, now time.Time) (*Work, error) {
+	return s.Work(now), nil
+}
 
 // Enqueued implements Source.
 func (s *Singleton) Enqueued(context.Context, string, time.Time) error { return nil }

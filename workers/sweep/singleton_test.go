@@ -24,7 +24,7 @@ func TestSingleton(t *testing.T) {
 	pending, failing := false, false
 	var gone removed
 	work := &Work{Task: asynq.NewTask("test:one", nil), Queue: "q", TaskID: "one"}
-	s := &Singleton{Label: "one", Tasks: &gone, Work: func() *Work { return work },
+	s := &Singleton{Label: "one", Tasks: &gone, Work: func(time.Time) *Work { return work },
 		Pending: func(context.Context) (bool, error) {
 			if failing {
 				return false, errors.New("down")
