@@ -160,8 +160,8 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: insights.Interval, Routine: true,
 	})
-	// News: enqueue news:refresh every minute (docs/news.md).
-	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, news.Interval, log.With("component", "sweep")))
+	// News: enqueue news:refresh every AVIARY_NEWS_INTERVAL (docs/news.md).
+	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep")))
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
