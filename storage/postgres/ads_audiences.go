@@ -1,11 +1,13 @@
 package postgres
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -386,24 +388,42 @@ func applyOperations(ctx context.Context, tx pgx.Tx, audienceID string, size int
 	return added, removed, nil
 }
 
-// upsertMembers inserts the members of a run of Update operations (a key
-// given twice keeps its last times) and returns how many were new; empty
-// says the audience has no member (none can exist already).
-func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation, empty bool) (int64, error) {
+// member is one member to write: its key and times.
+type member struct {
+	key               []byte
+	effective, expiry time.Time
+}
+
+// batchMembers returns the members of a run of Update operations, each
+// key once (a key given twice keeps its last times), sorted by key: the
+// members' primary key then takes them in index order, so each leaf page
+// is visited once instead of once per random key (about a third of the
+// COPY's time for a 60,000-key batch, docs/ads-audiences.md).
+func batchMembers(ops []storage.AudienceOperation) []member {
 	index := map[storage.MemberKey]int{}
-	var keys [][]byte
-	var effective, expires []time.Time
+	var out []member
 	for _, op := range ops {
 		for k := range op.Keys {
 			if at, ok := index[op.Keys[k]]; ok {
-				effective[at], expires[at] = op.EffectiveAt, op.ExpiresAt
+				out[at].effective, out[at].expiry = op.EffectiveAt, op.ExpiresAt
 				continue
 			}
-			index[op.Keys[k]] = len(keys)
-			keys = append(keys, op.Keys[k][:])
-			effective = append(effective, op.EffectiveAt)
-			expires = append(expires, op.ExpiresAt)
+			index[op.Keys[k]] = len(out)
+			out = append(out, member{key: op.Keys[k][:], effective: op.EffectiveAt, expiry: op.ExpiresAt})
 		}
+	}
+	slices.SortFunc(out, func(a, b member) int { return bytes.Compare(a.key, b.key) })
+	return out
+}
+
+// upsertMembers inserts the members of a run of Update operations and
+// returns how many were new; empty says the audience has no member (none
+// can exist already).
+func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation, empty bool) (int64, error) {
+	members := batchMembers(ops)
+	keys := make([][]byte, len(members))
+	for i := range members {
+		keys[i] = members[i].key
 	}
 	existing := map[string]bool{}
 	if !empty {
@@ -414,23 +434,26 @@ func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []stor
 	}
 	// The audience row is locked, so no other writer changes its members
 	// meanwhile: the new keys are COPYed in (bulk insert, no conflict
-	// handling needed) and the existing ones refreshed.
-	fresh := make([]int, 0, len(keys)-len(existing))
-	for i, k := range keys {
-		if !existing[string(k)] {
-			fresh = append(fresh, i)
+	// handling needed), in key order, and the existing ones refreshed.
+	fresh := make([]member, 0, len(members)-len(existing))
+	for _, m := range members {
+		if !existing[string(m.key)] {
+			fresh = append(fresh, m)
 		}
 	}
 	_, err := tx.CopyFrom(ctx, pgx.Identifier{"custom_audience_members"}, []string{"audience_id", "member_key", "effective_at", "expires_at"},
 		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
-			j := fresh[i]
-			return []any{audienceID, keys[j], effective[j], expires[j]}, nil
+			return []any{audienceID, fresh[i].key, fresh[i].effective, fresh[i].expiry}, nil
 		}))
 	if err != nil {
 		return 0, wrap("copy members of "+audienceID, err)
 	}
 	if len(existing) == 0 {
 		return int64(len(fresh)), nil
+	}
+	effective, expires := make([]time.Time, len(members)), make([]time.Time, len(members))
+	for i, m := range members {
+		effective[i], expires[i] = m.effective, m.expiry
 	}
 	_, err = tx.Exec(ctx, `UPDATE custom_audience_members m SET effective_at = u.e, expires_at = u.x, updated_at = now()
 		FROM unnest($2::bytea[], $3::timestamptz[], $4::timestamptz[]) AS u(k, e, x)
@@ -470,6 +493,7 @@ func deleteMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []stor
 			keys = append(keys, op.Keys[k][:])
 		}
 	}
+	slices.SortFunc(keys, bytes.Compare) // index order, as batchMembers
 	tag, err := tx.Exec(ctx, `DELETE FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`, audienceID, keys)
 	if err != nil {
 		return 0, wrap("delete members of "+audienceID, err)
