@@ -1,6 +1,12 @@
 package api_test
 
 import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -12,7 +18,9 @@ import (
 
 // BenchmarkGetComplianceJob drives GET /2/compliance/jobs/{id} with a bearer
 // token through the whole API handler on real PostgreSQL and Redis (no
-// network client), without and with the credential cache, for profiles:
+// network client), without and with the credential cache, and a bare
+// handler doing only the primary-key read and the JSON answer (as
+// scripts/ceiling/get does), for profiles:
 //
 //	go test -run '^$' -bench GetComplianceJob -cpuprofile cpu.out ./api/
 //
@@ -26,7 +34,7 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 	for _, bc := range []struct {
 		name    string
 		handler http.Handler
-	}{{"uncached", bd.api}, {"cached", cached}} {
+	}{{"uncached", bd.api}, {"cached", cached}, {"bare", bareJobHandler(b, bd.dbURL)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
@@ -43,4 +51,41 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			})
 		})
 	}
+}
+
+// bareJobHandler answers GET /2/compliance/jobs/{id} with one primary-key
+// read of the job row and its JSON, nothing else (scripts/ceiling/get).
+func bareJobHandler(b *testing.B, dbURL string) http.Handler {
+	pool, err := pgxpool.New(context.Background(), dbURL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	type job struct {
+		ID, Type, Name, Status, UploadURL, DownloadURL string
+		Resumable                                      bool
+		UploadExpiresAt, DownloadExpiresAt, CreatedAt  time.Time
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /2/compliance/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
+		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var j job
+		var n int64
+		err = pool.QueryRow(r.Context(), `SELECT id, type, name, resumable, status, upload_url, download_url,
+			upload_expires_at, download_expires_at, created_at FROM compliance_jobs WHERE id = $1`, id).
+			Scan(&n, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
+				&j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		}
+		j.ID = strconv.FormatInt(n, 10)
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(struct{ Data job }{j})
+	})
+	return mux
 }

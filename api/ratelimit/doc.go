@@ -12,7 +12,12 @@
 // user's requests through two apps never share a window.
 // A Lua script reads the counter and increments it only while it is below
 // the limit, atomically, so concurrent replicas never admit more than Limit
-// requests per window and rejected requests do not inflate the count. Fixed
+// requests per window and rejected requests do not inflate the count. A
+// replica takes a busy counter's requests a few at a time (lease.go: about
+// 50 ms of its recent traffic, at most a sixteenth of what is left) and
+// admits them from memory; Run gives back what a replica took and did not
+// use. Remaining is exact with one replica and off by at most a lease per
+// other replica with several. Fixed
 // windows are what the platform's x-rate-limit-reset header describes (one
 // reset instant per window); the trade-off is that a client can burst up to
 // 2·Limit across a window boundary.

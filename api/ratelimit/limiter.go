@@ -26,21 +26,6 @@ const callTimeout = 250 * time.Millisecond
 // warnEvery bounds how often a Redis outage is logged.
 const warnEvery = time.Minute
 
-// allowScript takes one request from KEYS[1] if fewer than ARGV[1] were
-// taken, setting a TTL of ARGV[2] ms on first use. It returns {count, 1} when
-// the request is admitted and {count, 0} when the limit is exhausted.
-var allowScript = redis.NewScript(`
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-if n >= tonumber(ARGV[1]) then
-  return {n, 0}
-end
-n = redis.call('INCR', KEYS[1])
-if n == 1 then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return {n, 1}
-`)
-
 // Subject is whose counter a request is charged to.
 type Subject struct {
 	// Kind is "app" or "user".
@@ -91,6 +76,7 @@ type Decision struct {
 // number of Limiters (one per API replica) sharing a Redis and a prefix
 // share counts.
 type Limiter struct {
+	leases leases
 	client redis.UniversalClient
 	prefix string
 	now    func() time.Time
@@ -119,28 +105,22 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, s Subject) (Decision, er
 	now := l.now()
 	start := windowStart(now, rule.Window)
 	end := start.Add(rule.Window)
-	key := l.key(rule, s, start)
 	ttl := end.Sub(now) + keyGrace
-	ctx, cancel := context.WithTimeout(ctx, callTimeout)
-	defer cancel()
-	res, err := allowScript.Run(ctx, l.client, []string{key}, rule.Limit, ttl.Milliseconds()).Int64Slice()
+	count, left, ok, err := l.take(ctx, leaseKey{rule: rule.Name, subject: s}, start, rule.Limit, ttl)
 	if err != nil {
-		return Decision{}, fmt.Errorf("ratelimit: charge %s: %w", key, err)
-	}
-	if len(res) != 2 {
-		return Decision{}, fmt.Errorf("ratelimit: charge %s: unexpected script result %v", key, res)
+		return Decision{}, fmt.Errorf("ratelimit: charge %s: %w", l.key(rule.Name, s, start), err)
 	}
 	return Decision{
-		Allowed:   res[1] == 1,
+		Allowed:   ok,
 		Limit:     rule.Limit,
-		Remaining: max(0, rule.Limit-int(res[0])),
+		Remaining: max(0, rule.Limit-count+left),
 		Reset:     end,
 	}, nil
 }
 
 // key is {prefix}rl:{rule}:{subject}:{window-start} (see Subject.key).
-func (l *Limiter) key(rule Rule, s Subject, start time.Time) string {
-	return l.prefix + "rl:" + rule.Name + ":" + s.key() + ":" + strconv.FormatInt(start.Unix(), 10)
+func (l *Limiter) key(rule string, s Subject, start time.Time) string {
+	return l.prefix + "rl:" + rule + ":" + s.key() + ":" + strconv.FormatInt(start.Unix(), 10)
 }
 
 // windowStart aligns now down to a multiple of window since the Unix epoch.

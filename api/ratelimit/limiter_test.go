@@ -30,7 +30,8 @@ func (c *commandCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) red
 	}
 }
 
-// TestAllowScript drives the Lua script directly: the count, the reset, the
+// TestAllowScript drives the Lua script through Allow with small limits (a
+// lease of one request each time): the count, the reset, the
 // key layout and its TTL, one Redis round trip per request, and rejected
 // requests not counting.
 func TestAllowScript(t *testing.T) {
@@ -61,7 +62,7 @@ func TestAllowScript(t *testing.T) {
 			l := NewLimiter(client, prefix, clk.Now, quietWriter)
 			ctx := context.Background()
 			// Load the script once, so every Allow is one EVALSHA.
-			if err := allowScript.Load(ctx, client).Err(); err != nil {
+			if err := takeScript.Load(ctx, client).Err(); err != nil {
 				t.Fatalf("load script: %v", err)
 			}
 			for i := 1; i <= tc.rule.Limit+2; i++ {

@@ -136,12 +136,27 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 	sreg := prometheus.NewRegistry() // its own: the same metric names, counted apart
 	sandbox := api.New(api.Deps{
 		Modules: modules, Auth: authn, Sandbox: true,
-		Limiter: ratelimit.NewLimiter(b.redis, "aviary:sandbox:", time.Now, errWriter),
+		Limiter: startLimiter(b, "aviary:sandbox:", errWriter),
 		Errors:  errWriter, Logger: log.With("listener", "sandbox"), Registerer: sreg, Gatherer: sreg,
 		RateLimitScale: cfg.RateLimitScale,
 		Ready:          main.Ready,
 	})
 	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
+}
+
+// startLimiter returns a rate limiter on the backends' Redis whose unused
+// leases are given back while the process runs and when it stops
+// (ratelimit.Limiter.Run).
+func startLimiter(b *backends, prefix string, errWriter apierr.Writer) *ratelimit.Limiter {
+	l := ratelimit.NewLimiter(b.redis, prefix, time.Now, errWriter)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Run(ctx)
+	}()
+	b.closers = append(b.closers, func() { cancel(); <-done })
+	return l
 }
 
 // newAuthenticator verifies credentials for requests signed for publicURL.
@@ -168,7 +183,7 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
-	limiter := ratelimit.NewLimiter(b.redis, "aviary:", time.Now, errWriter)
+	limiter := startLimiter(b, "aviary:", errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
 	}

@@ -51,6 +51,7 @@ type config struct {
 	AuthCacheTTL      time.Duration
 	LogLevel          string
 	LogFormat         string
+	LogFlushInterval  time.Duration
 
 	// ComplianceMaxUpload caps one compliance upload, in bytes.
 	ComplianceMaxUpload int64
@@ -128,6 +129,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
+		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
 	}
 }
 

@@ -57,9 +57,23 @@ func (db *DB) CreateComplianceJob(ctx context.Context, j storage.ComplianceJob) 
 	return out, wrap(fmt.Sprintf("create compliance job %d", j.ID), err)
 }
 
-// AppComplianceJob loads one job of an app; another app's job is not found.
+// jobViewColumns are the columns a client sees of a job (the API's GET and
+// list render nothing else), read by scanJobView.
+const jobViewColumns = `id, app_id, type, name, resumable, status, upload_url, download_url,
+	upload_expires_at, download_expires_at, created_at, failure_reason`
+
+func scanJobView(row pgx.Row) (storage.ComplianceJob, error) {
+	var j storage.ComplianceJob
+	err := row.Scan(&j.ID, &j.AppID, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
+		&j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt, &j.FailureReason)
+	return j, err
+}
+
+// AppComplianceJob loads what a client sees of one job of an app
+// (jobViewColumns; the worker's bookkeeping fields are left zero); another
+// app's job is not found.
 func (db *DB) AppComplianceJob(ctx context.Context, appID, id int64) (storage.ComplianceJob, error) {
-	j, err := scanJob(db.pool.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID))
+	j, err := scanJobView(db.pool.QueryRow(ctx, `SELECT `+jobViewColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID))
 	return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
 }
 
@@ -69,19 +83,20 @@ func (db *DB) ComplianceJob(ctx context.Context, id int64) (storage.ComplianceJo
 	return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
 }
 
-// ListComplianceJobs returns an app's jobs of one type, newest first.
+// ListComplianceJobs returns what a client sees (jobViewColumns) of an
+// app's jobs of one type, newest first.
 func (db *DB) ListComplianceJobs(ctx context.Context, f storage.ComplianceFilter) ([]storage.ComplianceJob, error) {
 	limit := f.Limit
 	if limit <= 0 {
 		limit = 100
 	}
-	rows, err := db.pool.Query(ctx, `SELECT `+jobColumns+` FROM compliance_jobs
+	rows, err := db.pool.Query(ctx, `SELECT `+jobViewColumns+` FROM compliance_jobs
 		WHERE app_id = $1 AND type = $2 AND ($3 = '' OR status = $3) ORDER BY id DESC LIMIT $4`,
 		f.AppID, f.Type, f.Status, limit)
 	if err != nil {
 		return nil, wrap("list compliance jobs", err)
 	}
-	jobs, err := collectJobs(rows)
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.ComplianceJob, error) { return scanJobView(row) })
 	return jobs, wrap("scan compliance jobs", err)
 }
 
