@@ -139,7 +139,7 @@ lint:
 	if [ -n "$$out" ]; then echo "gofmt: these files need formatting (run gofmt -w):"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
 
-bench: deps
+bench: deps tools
 	$(BENCH_CMD)
 
 docker-up:

@@ -31,10 +31,12 @@ type ServerConfig struct {
 }
 
 // DefaultTaskCheckInterval keeps the pickup delay of a task enqueued into
-// an idle worker near 100 ms (asynq's own default, 1 s, makes it 0.5-1.5 s,
-// which dominated short compliance jobs), for about ten cheap Redis calls a
-// second per idle worker process.
-const DefaultTaskCheckInterval = 100 * time.Millisecond
+// an idle worker near 20 ms (asynq's own default, 1 s, makes it 0.5-1.5 s,
+// which dominated short compliance jobs; at 100 ms it was still a fifth of
+// a 1,000,000-line job), for about fifty dequeue script calls a second per
+// idle worker process (two Redis commands per queue each, a fraction of a
+// percent of a Redis core). AVIARY_TASK_CHECK_INTERVAL sets it.
+const DefaultTaskCheckInterval = 20 * time.Millisecond
 
 // NewServer builds the asynq server. Retries back off exponentially from
 // 2 s to 10 min with jitter; a task whose worker died (lease expired) is

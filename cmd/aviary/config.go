@@ -46,6 +46,7 @@ type config struct {
 	DrainDelay        time.Duration
 	Reconcile         bool
 	ReconcileInterval time.Duration
+	TaskCheckInterval time.Duration
 	RateLimitScale    float64
 	DependencyTimeout time.Duration
 	AuthCacheTTL      time.Duration
@@ -121,6 +122,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_DRAIN_DELAY", "drain-delay", "0s", "on shutdown, how long /readyz reports draining before the listener closes (let load balancers notice)", duration(&c.DrainDelay)},
 		{"AVIARY_RECONCILE", "reconcile", "true", "run the sweepers (compliance upload detection, recovery of lost tasks) in this worker", boolean(&c.Reconcile)},
 		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the sweepers look for uploads and lost tasks", duration(&c.ReconcileInterval)},
+		{"AVIARY_TASK_CHECK_INTERVAL", "task-check-interval", "20ms", "aviary worker: how often an idle worker looks for new tasks (it sleeps half to one and a half of this): the delay before an enqueued task starts, for about one cheap Redis script call per interval per idle worker process", duration(&c.TaskCheckInterval)},
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
 		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
 		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},

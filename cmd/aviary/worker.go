@@ -45,7 +45,8 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		return err
 	}
 	srv := workers.NewServer(b.asynqRC, workers.ServerConfig{
-		Queues: queues, Concurrency: cfg.WorkerConcurrency, ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
+		TaskCheckInterval: cfg.TaskCheckInterval,
+		Queues:            queues, Concurrency: cfg.WorkerConcurrency, ShutdownTimeout: cfg.ShutdownTimeout, Logger: log,
 	})
 	processor := &compliance.Processor{Store: b.db, Blobs: b.blobs, Logger: log}
 	var wg sync.WaitGroup
