@@ -41,6 +41,9 @@ func checkQuery(rawQuery string, known map[string]bool, allowed []string) error 
 // error naming that parameter. (url.URL.Query drops such a pair silently,
 // so `?type=%zz` would read as a missing type.)
 func parseQuery(rawQuery string) (url.Values, error) {
+	if rawQuery == "" {
+		return nil, nil // reads of a nil url.Values find nothing, as of an empty one
+	}
 	values, err := url.ParseQuery(rawQuery)
 	if err == nil {
 		return values, nil
@@ -114,19 +117,17 @@ type ObjectFields struct {
 // default fields plus the ones a `<object>.fields` parameter added. Build
 // it with Fields or ObjectFields.With; the zero FieldSet shows no field.
 type FieldSet struct {
-	shown map[string]bool
+	// The defaults (the ObjectFields' own slice, shared) and the fields
+	// added: an object type has a few dozen fields at most, so scanning
+	// two short slices costs no more than a map lookup and the set costs
+	// no allocation on every request.
+	defaults, added []string
 }
 
-// With returns the FieldSet of the default fields plus requested.
+// With returns the FieldSet of the default fields plus requested (which
+// it keeps: the caller must not change it afterwards).
 func (o ObjectFields) With(requested ...string) FieldSet {
-	shown := make(map[string]bool, len(o.Default)+len(requested))
-	for _, f := range o.Default {
-		shown[f] = true
-	}
-	for _, f := range requested {
-		shown[f] = true
-	}
-	return FieldSet{shown: shown}
+	return FieldSet{defaults: o.Default, added: requested}
 }
 
 // Fields parses the comma-separated `param` (for example
@@ -150,5 +151,5 @@ func Fields(r *http.Request, param string, obj ObjectFields) (FieldSet, error) {
 
 // Has reports whether field is shown.
 func (s FieldSet) Has(field string) bool {
-	return s.shown[field]
+	return slices.Contains(s.defaults, field) || slices.Contains(s.added, field)
 }
