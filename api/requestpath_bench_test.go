@@ -2,15 +2,13 @@ package api_test
 
 import (
 	"context"
-	"encoding/json"
-	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
 	"net/http/httptest"
 	"testing"
 
+	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
@@ -53,39 +51,13 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 	}
 }
 
-// bareJobHandler answers GET /2/compliance/jobs/{id} with one primary-key
-// read of the job row and its JSON, nothing else (scripts/ceiling/get).
+// bareJobHandler is the ceiling's handler (scripts/ceiling/getjob) on
+// its own pool of the same database.
 func bareJobHandler(b *testing.B, dbURL string) http.Handler {
 	pool, err := pgxpool.New(context.Background(), dbURL)
 	if err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(pool.Close)
-	type job struct {
-		ID, Type, Name, Status, UploadURL, DownloadURL string
-		Resumable                                      bool
-		UploadExpiresAt, DownloadExpiresAt, CreatedAt  time.Time
-	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /2/compliance/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		var j job
-		var n int64
-		err = pool.QueryRow(r.Context(), `SELECT id, type, name, resumable, status, upload_url, download_url,
-			upload_expires_at, download_expires_at, created_at FROM compliance_jobs WHERE id = $1`, id).
-			Scan(&n, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
-				&j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		j.ID = strconv.FormatInt(n, 10)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(struct{ Data job }{j})
-	})
-	return mux
+	return getjob.Handler(pool)
 }

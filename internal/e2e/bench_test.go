@@ -474,27 +474,21 @@ func readProcKB(pid int, field string) (int64, error) {
 // autovacuum leaves a table that is not being loaded.
 func (s *stack) settle(b *testing.B) {
 	b.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.dbURL)
-	if err != nil {
-		b.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	deadline := time.Now().Add(5 * time.Minute)
-	for {
-		var pending int64
-		if err := conn.QueryRow(ctx, `SELECT count(*) FROM insight_changes`).Scan(&pending); err != nil {
-			b.Fatalf("count insight changes: %v", err)
+	s.query(b, func(conn *pgx.Conn) error {
+		ctx := context.Background()
+		for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(250 * time.Millisecond) {
+			var pending int64
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM insight_changes`).Scan(&pending); err != nil {
+				return fmt.Errorf("count insight changes: %w", err)
+			}
+			if pending == 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				return fmt.Errorf("the worker left %d insight changes after 5 minutes", pending)
+			}
 		}
-		if pending == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the worker left %d insight changes after 5 minutes", pending)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	if _, err := conn.Exec(ctx, `VACUUM (ANALYZE) posts, users`); err != nil {
-		b.Fatalf("vacuum: %v", err)
-	}
+		_, err := conn.Exec(ctx, `VACUUM (ANALYZE) posts, users`)
+		return err
+	})
 }

@@ -111,7 +111,7 @@ func (s *stack) countsBy(t *testing.T, sql string) map[string]int64 {
 }
 
 // query runs f on a fresh connection to the stack's database.
-func (s *stack) query(t *testing.T, f func(conn *pgx.Conn) error) {
+func (s *stack) query(t testing.TB, f func(conn *pgx.Conn) error) {
 	t.Helper()
 	ctx := context.Background()
 	conn, err := pgx.Connect(ctx, s.dbURL)

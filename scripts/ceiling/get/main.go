@@ -1,36 +1,22 @@
 // Command get is the ceiling of the request path (docs/benchmarks.md): a bare
 // net/http server whose GET /2/compliance/jobs/{id} does only what no
-// implementation can skip: one primary-key read of the job row with pgx (a
-// pgxpool with its default size, like Aviary's) and the JSON answer. No
-// authentication, rate limiting, middleware, logging or metrics.
+// implementation can skip (scripts/ceiling/getjob): one primary-key read of
+// the job row with pgx (a pgxpool with its default size, like Aviary's) and
+// the JSON answer.
 //
 //	go run ./scripts/ceiling/get -db postgres://... -addr 127.0.0.1:9090
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"log"
 	"net/http"
-	"strconv"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
-)
 
-type job struct {
-	ID                string    `json:"id"`
-	Type              string    `json:"type"`
-	Name              string    `json:"name"`
-	Resumable         bool      `json:"resumable"`
-	Status            string    `json:"status"`
-	UploadURL         string    `json:"upload_url"`
-	DownloadURL       string    `json:"download_url"`
-	UploadExpiresAt   time.Time `json:"upload_expires_at"`
-	DownloadExpiresAt time.Time `json:"download_expires_at"`
-	CreatedAt         time.Time `json:"created_at"`
-}
+	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
+)
 
 func main() {
 	dbURL := flag.String("db", "", "PostgreSQL URL (the Aviary database)")
@@ -40,29 +26,5 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /2/compliance/jobs/{id}", func(w http.ResponseWriter, r *http.Request) {
-		id, err := strconv.ParseInt(r.PathValue("id"), 10, 64)
-		if err != nil {
-			http.Error(w, "bad id", http.StatusBadRequest)
-			return
-		}
-		var j job
-		var n int64
-		err = pool.QueryRow(r.Context(), `SELECT id, type, name, resumable, status, upload_url, download_url,
-			upload_expires_at, download_expires_at, created_at FROM compliance_jobs WHERE id = $1`, id).
-			Scan(&n, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
-				&j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusNotFound)
-			return
-		}
-		j.ID = strconv.FormatInt(n, 10)
-		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(struct {
-			Data job `json:"data"`
-		}{j})
-	})
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, r *http.Request) {})
-	log.Fatal(http.ListenAndServe(*addr, mux))
+	log.Fatal(http.ListenAndServe(*addr, getjob.Handler(pool)))
 }
