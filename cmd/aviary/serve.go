@@ -7,8 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
-	"runtime/debug"
 	"sync"
 	"time"
 
@@ -98,7 +96,6 @@ func runWorker(ctx context.Context, args []string, stderr io.Writer) error {
 // serve runs the HTTP API, and with withWorkers (dev mode, which also
 // migrates first) the workers beside it, until ctx ends or one of them fails.
 func serve(ctx context.Context, name string, args []string, stderr io.Writer, withWorkers bool) error {
-	defaultGC()
 	cfg, log, b, err := startCommand(ctx, name, args, stderr, withWorkers)
 	if err != nil {
 		return err
@@ -117,22 +114,6 @@ func serve(ctx context.Context, name string, args []string, stderr io.Writer, wi
 		jobs = append(jobs, func(ctx context.Context) error { return runWorkers(ctx, cfg, b, log, reg) })
 	}
 	return runAll(ctx, jobs)
-}
-
-// apiGCPercent is the API's GOGC unless the environment sets one. A request
-// allocates about 12 KB, nearly all of it garbage when the answer is
-// written, and the live heap is a few megabytes, so at Go's default of 100
-// the collector runs many times a second under load; at 200 it runs half
-// as often (about 7% of a busy API's CPU before, docs/benchmarks.md) for
-// some more memory (a 42 MB process grew to about 50 MB).
-const apiGCPercent = 200
-
-// defaultGC sets the collector's target to apiGCPercent when GOGC is not
-// in the environment.
-func defaultGC() {
-	if _, set := os.LookupEnv("GOGC"); !set {
-		debug.SetGCPercent(apiGCPercent)
-	}
 }
 
 // runAll runs jobs until each returns; the first failure cancels the rest
