@@ -18,7 +18,7 @@ import (
 // more than once; nil when there is none.
 func checkQuery(rawQuery string, known map[string]bool, allowed []string) error {
 	query, err := parseQuery(rawQuery)
-	if err != nil {
+	if err != nil || len(query) == 0 {
 		return err
 	}
 	var errs []apierr.ParamError

@@ -16,9 +16,14 @@ import (
 // only logs them. Wrap it (with the cause) in such errors.
 var ErrResponseStarted = errors.New("response already started")
 
+// jsonContentType is the Content-Type header value of every JSON answer,
+// one slice shared by them all (the header map takes it as is: nothing
+// modifies a header value in place), so an answer does not allocate it.
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
 // WriteJSON sends body as the JSON response with status.
 func WriteJSON(w http.ResponseWriter, status int, body any) error {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)

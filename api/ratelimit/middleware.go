@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -35,6 +36,7 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 	if err := rule.Validate(); err != nil {
 		panic(err)
 	}
+	hv := &headerValues{limitN: rule.Limit, limit: []string{strconv.Itoa(rule.Limit)}}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s, ok := subjectOf(rule, r)
@@ -50,7 +52,7 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r)
 				return
 			}
-			setHeaders(w.Header(), d)
+			hv.set(w.Header(), d)
 			if !d.Allowed {
 				l.writer.Write(w, r, l.tooMany(d))
 				return
@@ -70,8 +72,33 @@ func (l *Limiter) tooMany(d Decision) *apierr.Error {
 	return e
 }
 
-func setHeaders(h http.Header, d Decision) {
-	h.Set(HeaderLimit, strconv.Itoa(d.Limit))
-	h.Set(HeaderRemaining, strconv.Itoa(d.Remaining))
-	h.Set(HeaderReset, strconv.FormatInt(d.Reset.Unix(), 10))
+// headerValues are a rule's header values that do not change with every
+// request, rendered once and shared by its answers (nothing modifies a
+// header value in place): the limit, and the reset of the current window.
+type headerValues struct {
+	limitN int
+	limit  []string
+	reset  atomic.Pointer[resetValue]
+}
+
+type resetValue struct {
+	at    int64
+	value []string
+}
+
+// set writes d's x-rate-limit-* headers (canonical keys, as Header.Set).
+func (hv *headerValues) set(h http.Header, d Decision) {
+	limit := hv.limit
+	if d.Limit != hv.limitN { // Allow answers with the rule's limit; this only keeps the header exact
+		limit = []string{strconv.Itoa(d.Limit)}
+	}
+	at := d.Reset.Unix()
+	reset := hv.reset.Load()
+	if reset == nil || reset.at != at {
+		reset = &resetValue{at: at, value: []string{strconv.FormatInt(at, 10)}}
+		hv.reset.Store(reset)
+	}
+	h[HeaderLimit] = limit
+	h[HeaderRemaining] = []string{strconv.Itoa(d.Remaining)}
+	h[HeaderReset] = reset.value
 }

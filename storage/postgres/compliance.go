@@ -74,7 +74,10 @@ func scanJobView(row pgx.Row) (storage.ComplianceJob, error) {
 // app's job is not found.
 func (db *DB) AppComplianceJob(ctx context.Context, appID, id int64) (storage.ComplianceJob, error) {
 	j, err := scanJobView(db.pool.QueryRow(ctx, `SELECT `+jobViewColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID))
-	return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
+	if err != nil { // the message is formatted only when there is an error: this is the API's hottest read
+		return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
+	}
+	return j, nil
 }
 
 // ComplianceJob loads any job by id (workers).
