@@ -9,11 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )
 
@@ -28,11 +27,7 @@ func BenchmarkSearchAPI(b *testing.B) {
 	n := corpus.Size(b)
 	ctx := context.Background()
 	bb := setup(b, 1e6)
-	pool, err := pgxpool.New(ctx, bb.dbURL)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := storagetest.BarePool(b, bb.dbURL) // Aviary's session settings: JIT off
 	start := time.Now()
 	c := corpus.Load(b, pool, n, time.Now().UTC().Truncate(time.Second))
 	b.Logf("loaded %d posts in %s", n, time.Since(start).Round(time.Second))

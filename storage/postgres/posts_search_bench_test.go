@@ -32,11 +32,8 @@ func BenchmarkSearchPosts(b *testing.B) {
 	n := corpus.Size(b)
 	ctx := context.Background()
 	db, url := benchSearchDB(b)
-	pool, err := pgxpool.New(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer pool.Close()
+	pool := storagetest.BarePool(b, url) // Aviary's session settings: JIT off
+	var err error
 	c := benchCorpus(b, pool, n)
 	window := storage.PostSearch{Start: c.End.Add(-7 * 24 * time.Hour), Limit: 100, SortOrder: storage.SortRecency}
 	countWindow := storage.PostCount{Start: c.End.Add(-7 * 24 * time.Hour), End: c.End, Granularity: storage.GranularityHour}

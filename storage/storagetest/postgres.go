@@ -249,3 +249,25 @@ func sleep(ctx context.Context, d time.Duration) error {
 		return nil
 	}
 }
+
+// BarePool opens a pool on url with the session settings Aviary's own pools
+// use (postgres.OpenWith turns JIT off unless the URL sets it), for the
+// bare side of a benchmark: with JIT on, a statement the planner costs high
+// spends about 100 ms compiling, and the bare figure would measure the
+// compiler rather than the statement. It is closed when tb ends.
+func BarePool(tb testing.TB, url string) *pgxpool.Pool {
+	tb.Helper()
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		tb.Fatalf("parse %s: %v", url, err)
+	}
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		tb.Fatalf("open pool: %v", err)
+	}
+	tb.Cleanup(pool.Close)
+	return pool
+}
