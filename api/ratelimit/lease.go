@@ -69,7 +69,7 @@ type leases struct {
 }
 
 // get returns k's lease, made on first use.
-func (ls *leases) get(k leaseKey, now time.Time) *lease {
+func (ls *leases) get(k leaseKey) *lease {
 	ls.mu.RLock()
 	l, ok := ls.m[k]
 	ls.mu.RUnlock()
@@ -82,7 +82,7 @@ func (ls *leases) get(k leaseKey, now time.Time) *lease {
 		if ls.m == nil {
 			ls.m = map[leaseKey]*lease{}
 		}
-		l = &lease{since: now}
+		l = &lease{}
 		ls.m[k] = l
 	}
 	return l
@@ -146,7 +146,7 @@ func (ls *lease) want(limit int, now time.Time) int {
 // start.
 func (l *Limiter) leaseOf(k leaseKey, start, now time.Time) *lease {
 	for {
-		ls := l.leases.get(k, now)
+		ls := l.leases.get(k)
 		ls.mu.Lock()
 		if ls.dead {
 			ls.mu.Unlock()
@@ -160,12 +160,11 @@ func (l *Limiter) leaseOf(k leaseKey, start, now time.Time) *lease {
 	}
 }
 
-// take charges one request to the counter k under limit in the window
-// starting at start, from the lease when it holds one, else from Redis.
-// The result is the counter as this replica knows it, what the lease has
-// left and whether the request fits.
-func (l *Limiter) take(ctx context.Context, k leaseKey, start time.Time, limit int, ttl time.Duration) (count, left int, ok bool, err error) {
-	now := l.now()
+// take charges one request made at now to the counter k under limit in
+// the window starting at start, from the lease when it holds one, else
+// from Redis. The result is the counter as this replica knows it, what the
+// lease has left and whether the request fits.
+func (l *Limiter) take(ctx context.Context, k leaseKey, start, now time.Time, limit int, ttl time.Duration) (count, left int, ok bool, err error) {
 	ls := l.leaseOf(k, start, now)
 	ls.asked++
 	ls.used = now
@@ -217,11 +216,10 @@ func (l *Limiter) fetchLease(ctx context.Context, ls *lease, limit int, ttl time
 		return 0, 0, false, err
 	}
 	count, taken := int(res[0]), int(res[1])
-	if ls.key == key && !ls.dead {
-		ls.count, ls.left, ls.since, ls.asked, ls.taken = count, ls.left+max(0, taken-1), now, 0, true
-	} else if taken > 1 { // the window moved on meanwhile: keep nothing of the old one
-		taken = 1
+	if ls.key != key || ls.dead { // the window moved on meanwhile: keep nothing of the old one
+		return count, 0, taken > 0, nil
 	}
+	ls.count, ls.left, ls.since, ls.asked, ls.taken = count, ls.left+max(0, taken-1), now, 0, true
 	return count, ls.left, taken > 0, nil
 }
 

@@ -106,7 +106,7 @@ func (l *Limiter) Allow(ctx context.Context, rule Rule, s Subject) (Decision, er
 	start := windowStart(now, rule.Window)
 	end := start.Add(rule.Window)
 	ttl := end.Sub(now) + keyGrace
-	count, left, ok, err := l.take(ctx, leaseKey{rule: rule.Name, subject: s}, start, rule.Limit, ttl)
+	count, left, ok, err := l.take(ctx, leaseKey{rule: rule.Name, subject: s}, start, now, rule.Limit, ttl)
 	if err != nil {
 		return Decision{}, fmt.Errorf("ratelimit: charge %s: %w", l.key(rule.Name, s, start), err)
 	}

@@ -36,7 +36,7 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 	if err := rule.Validate(); err != nil {
 		panic(err)
 	}
-	hv := &headerValues{limitN: rule.Limit, limit: []string{strconv.Itoa(rule.Limit)}}
+	hv := &headerValues{limit: []string{strconv.Itoa(rule.Limit)}}
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			s, ok := subjectOf(rule, r)
@@ -74,11 +74,11 @@ func (l *Limiter) tooMany(d Decision) *apierr.Error {
 
 // headerValues are a rule's header values that do not change with every
 // request, rendered once and shared by its answers (nothing modifies a
-// header value in place): the limit, and the reset of the current window.
+// header value in place): the rule's limit (Allow answers with it), and
+// the reset of the current window.
 type headerValues struct {
-	limitN int
-	limit  []string
-	reset  atomic.Pointer[resetValue]
+	limit []string
+	reset atomic.Pointer[resetValue]
 }
 
 type resetValue struct {
@@ -88,17 +88,13 @@ type resetValue struct {
 
 // set writes d's x-rate-limit-* headers (canonical keys, as Header.Set).
 func (hv *headerValues) set(h http.Header, d Decision) {
-	limit := hv.limit
-	if d.Limit != hv.limitN { // Allow answers with the rule's limit; this only keeps the header exact
-		limit = []string{strconv.Itoa(d.Limit)}
-	}
 	at := d.Reset.Unix()
 	reset := hv.reset.Load()
 	if reset == nil || reset.at != at {
 		reset = &resetValue{at: at, value: []string{strconv.FormatInt(at, 10)}}
 		hv.reset.Store(reset)
 	}
-	h[HeaderLimit] = limit
+	h[HeaderLimit] = hv.limit
 	h[HeaderRemaining] = []string{strconv.Itoa(d.Remaining)}
 	h[HeaderReset] = reset.value
 }
