@@ -637,6 +637,12 @@ func TestRequestLogLevels(t *testing.T) {
 			if lines[0].Level != tt.want {
 				t.Errorf("logged at %v, want %v", lines[0].Level, tt.want)
 			}
+			attrs := map[string]string{}
+			lines[0].Attrs(func(a slog.Attr) bool { attrs[a.Key] = a.Value.String(); return true })
+			path, _, _ := strings.Cut(tt.path, "?")
+			if attrs["method"] != tt.method || attrs["path"] != path || attrs["status"] == "" || attrs["route"] == "" || attrs["duration_ms"] == "" {
+				t.Errorf("request line attributes %v; want method %s, path %s, a status, a route and a duration", attrs, tt.method, path)
+			}
 		})
 	}
 }

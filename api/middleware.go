@@ -162,14 +162,29 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		if route == "" || route == "/" {
 			route = "unmatched"
 		}
-		elapsed := time.Since(start)
+		end := time.Now()
+		elapsed := end.Sub(start)
 		s.metrics.observe(r.Method, route, rec.status, elapsed)
-		// LogAttrs: typed attributes, no boxing into ...any on every request.
-		s.Logger.LogAttrs(r.Context(), requestLogLevel(route, rec.status), "http request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-			slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
-			slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr))
+		s.logRequest(r, route, rec, end, elapsed)
 	})
+}
+
+// logRequest writes the request line. It builds the record itself, with
+// typed attributes (no boxing into ...any) and without a source position:
+// Logger.LogAttrs would walk the stack (runtime.Callers) on every request
+// for a position no handler here prints.
+func (s *Server) logRequest(r *http.Request, route string, rec *statusRecorder, end time.Time, elapsed time.Duration) {
+	ctx := r.Context()
+	level := requestLogLevel(route, rec.status)
+	h := s.Logger.Handler()
+	if !h.Enabled(ctx, level) {
+		return
+	}
+	line := slog.NewRecord(end, level, "http request", 0)
+	line.AddAttrs(slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+		slog.Int("status", rec.status), slog.Int64("bytes", rec.bytes),
+		slog.Float64("duration_ms", float64(elapsed.Microseconds())/1000), slog.String("remote", r.RemoteAddr))
+	_ = h.Handle(ctx, line)
 }
 
 // probeRoutes are polled every few seconds by orchestrators and scrapers;

@@ -7,16 +7,19 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
 	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
 // BenchmarkGetComplianceJob drives GET /2/compliance/jobs/{id} with a bearer
 // token through the whole API handler on real PostgreSQL and Redis (no
-// network client), without and with the credential cache, and a bare
+// network client), without and with the credential cache (the cached
+// replica opens the database as cmd/aviary does: every call bounded), and a bare
 // handler doing only the primary-key read and the JSON answer (as
 // scripts/ceiling/get does), for profiles:
 //
@@ -28,7 +31,7 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
 	path := "/2/compliance/jobs/" + ids.Format(job.ID)
 	rc, prefix := storagetest.RedisPrefix(b)
-	_, cached := cachedReplica(b, bd.db, rc, prefix, prefix+"auth-invalidate")
+	_, cached := cachedReplica(b, boundedDB(b, bd.dbURL), rc, prefix, prefix+"auth-invalidate")
 	for _, bc := range []struct {
 		name    string
 		handler http.Handler
@@ -38,10 +41,14 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					req := httptest.NewRequest(http.MethodGet, path, nil)
+					// A server's request context can be cancelled (the
+					// client may go away): pgx then watches it.
+					ctx, cancel := context.WithCancel(context.Background())
+					req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
 					req.Header.Set("Authorization", bd.bearer)
 					rec := httptest.NewRecorder()
 					bc.handler.ServeHTTP(rec, req)
+					cancel()
 					if rec.Code != http.StatusOK {
 						b.Fatalf("status %d: %s", rec.Code, rec.Body)
 					}
@@ -49,6 +56,17 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			})
 		})
 	}
+}
+
+// boundedDB opens the database as the API does (cmd/aviary): every call
+// bounded by a CallTimeout.
+func boundedDB(b *testing.B, dbURL string) *postgres.DB {
+	db, err := postgres.OpenWith(context.Background(), dbURL, postgres.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 5 * time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(db.Close)
+	return db
 }
 
 // bareJobHandler is the ceiling's handler (scripts/ceiling/getjob) on

@@ -57,7 +57,7 @@ type Cache struct {
 	now func() time.Time
 
 	mu      sync.RWMutex
-	entries map[string]cacheEntry
+	entries map[entryKey]cacheEntry
 	// gen is bumped by every invalidation; a lookup that started before one
 	// does not store its (possibly stale) result.
 	gen atomic.Uint64
@@ -80,7 +80,7 @@ func NewCache(ttl time.Duration, now func() time.Time) *Cache {
 	if now == nil {
 		now = time.Now
 	}
-	return &Cache{ttl: ttl, now: now, entries: make(map[string]cacheEntry)}
+	return &Cache{ttl: ttl, now: now, entries: make(map[entryKey]cacheEntry)}
 }
 
 // Live reports whether the cache serves entries: always without Listen,
@@ -90,7 +90,7 @@ func (c *Cache) Live() bool { return !c.bypass.Load() }
 // TTL returns how long entries live.
 func (c *Cache) TTL() time.Duration { return c.ttl }
 
-func (c *Cache) get(key string) (any, bool) {
+func (c *Cache) get(key entryKey) (any, bool) {
 	if c.bypass.Load() {
 		return nil, false
 	}
@@ -105,7 +105,7 @@ func (c *Cache) get(key string) (any, bool) {
 
 // put stores value under key unless an invalidation happened since gen was
 // read (the value may predate it).
-func (c *Cache) put(key string, value any, gen uint64) {
+func (c *Cache) put(key entryKey, value any, gen uint64) {
 	if c.bypass.Load() {
 		return
 	}
@@ -154,7 +154,14 @@ func (c *Cache) Invalidate(msg string) {
 // flush empties the cache.
 func (c *Cache) flush() { c.Invalidate(kindAll) }
 
-func cacheKey(kind, value string) string { return kind + ":" + value }
+// entryKey names a cache entry: a kind and its value. (A struct, not the
+// joined string: a lookup on every request then allocates nothing.)
+type entryKey struct{ kind, value string }
+
+func cacheKey(kind, value string) entryKey { return entryKey{kind: kind, value: value} }
+
+// message is the invalidation message that drops k ("kind:value").
+func (k entryKey) message() string { return k.kind + ":" + k.value }
 
 // listenBackoff is how long Listen waits before resubscribing after a
 // failure.
@@ -264,7 +271,7 @@ func (s *cachedStore) UserByID(ctx context.Context, id int64) (storage.User, err
 	return cached(s.cache, cacheKey(kindUser, strconv.FormatInt(id, 10)), func() (storage.User, error) { return s.store.UserByID(ctx, id) })
 }
 
-func cached[T any](c *Cache, key string, load func() (T, error)) (T, error) {
+func cached[T any](c *Cache, key entryKey, load func() (T, error)) (T, error) {
 	if v, ok := c.get(key); ok {
 		return v.(T), nil
 	}
@@ -293,23 +300,23 @@ func NewPublisher(client redis.UniversalClient, channel string) *Publisher {
 
 // BearerRevoked announces that a bearer token was revoked.
 func (p *Publisher) BearerRevoked(ctx context.Context, token string) error {
-	return p.publish(ctx, cacheKey(kindBearer, token))
+	return p.publish(ctx, cacheKey(kindBearer, token).message())
 }
 
 // AccessTokenRevoked announces that an OAuth 1.0a access token was revoked.
 func (p *Publisher) AccessTokenRevoked(ctx context.Context, token string) error {
-	return p.publish(ctx, cacheKey(kindToken, token))
+	return p.publish(ctx, cacheKey(kindToken, token).message())
 }
 
 // UserChanged announces that a user's state (suspended, deactivated,
 // deleted, ...) changed.
 func (p *Publisher) UserChanged(ctx context.Context, id int64) error {
-	return p.publish(ctx, cacheKey(kindUser, strconv.FormatInt(id, 10)))
+	return p.publish(ctx, cacheKey(kindUser, strconv.FormatInt(id, 10)).message())
 }
 
 // AppChanged announces that an app's consumer credentials changed.
 func (p *Publisher) AppChanged(ctx context.Context, consumerKey string) error {
-	return p.publish(ctx, cacheKey(kindApp, consumerKey))
+	return p.publish(ctx, cacheKey(kindApp, consumerKey).message())
 }
 
 func (p *Publisher) publish(ctx context.Context, msg string) error {

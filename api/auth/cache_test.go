@@ -188,7 +188,7 @@ func TestCacheInvalidationByPubSub(t *testing.T) {
 			}
 			// A correctness bound (the one second), not a speed assertion.
 			dropped := eventually(time.Second, func() bool {
-				_, ok := cache.get(l.msg)
+				_, ok := cache.get(keyOf(l.msg))
 				return !ok
 			})
 			if !dropped {
@@ -296,4 +296,10 @@ func TestPublisherMessages(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), bt1) {
 		t.Errorf("error of a failed announcement = %v", err)
 	}
+}
+
+// keyOf is the entry an invalidation message ("kind:value") names.
+func keyOf(msg string) entryKey {
+	kind, value, _ := strings.Cut(msg, ":")
+	return cacheKey(kind, value)
 }

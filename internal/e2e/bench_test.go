@@ -96,7 +96,7 @@ func BenchmarkGetJob(b *testing.B) {
 		b.Fatalf("GET %s: %d, x-rate-limit-limit %q: %s", path, resp.Status, resp.Header.Get("x-rate-limit-limit"), resp.Raw)
 	}
 	ceilingAddr := fmt.Sprintf("127.0.0.1:%d", freePort(b))
-	startTool(b, buildTool(b, "scripts/ceiling/get"), "-db", s.dbURL, "-addr", ceilingAddr)
+	ceiling := startTool(b, buildTool(b, "scripts/ceiling/get"), "-db", s.dbURL, "-addr", ceilingAddr)
 	waitHTTP(b, "http://"+ceilingAddr+"/healthz")
 	if resp, err := http.Get("http://" + ceilingAddr + path); err != nil || resp.StatusCode != http.StatusOK {
 		b.Fatalf("ceiling GET %s: %v %v", path, resp, err)
@@ -119,14 +119,16 @@ func BenchmarkGetJob(b *testing.B) {
 		w.run(b, s.baseURL+path, w.warmup)
 		stop := sampleRSS(apiPid, &maxRSS)
 		before := redisCommands(b)
-		perfDone := perfRecord(b, apiPid, w.duration)
+		perfDone := perfRecord(b, apiPid, w.duration, "")
 		rate, n := w.run(b, s.baseURL+path, w.duration)
 		commands += redisCommands(b) - before - 1
 		perfDone()
 		stop()
 		aviary, requests = aviary+rate, requests+n
 		w.run(b, "http://"+ceilingAddr+path, w.warmup)
+		perfDone = perfRecord(b, ceiling.Process.Pid, w.duration, ".ceiling")
 		rate, _ = w.run(b, "http://"+ceilingAddr+path, w.duration)
+		perfDone()
 		bare += rate
 	}
 	b.StopTimer()
@@ -183,14 +185,16 @@ func (w wrkSettings) run(b *testing.B, url, d string) (float64, int64) {
 }
 
 // perfRecord, when BENCH_PERF_OUT names a file, samples pid's CPU with
-// `perf record -g` for d (the measured run) into it; the returned func waits
-// for perf. Read it with `perf report -i FILE --no-children`.
-func perfRecord(b *testing.B, pid int, d string) (wait func()) {
+// `perf record -g` for d (the measured run) into it plus suffix; the
+// returned func waits for perf. Read it with `perf report -i FILE
+// --no-children`.
+func perfRecord(b *testing.B, pid int, d, suffix string) (wait func()) {
 	b.Helper()
 	out := os.Getenv("BENCH_PERF_OUT")
 	if out == "" {
 		return func() {}
 	}
+	out += suffix
 	secs, err := time.ParseDuration(d)
 	if err != nil {
 		b.Fatalf("BENCH_WRK_DURATION %q: %v", d, err)

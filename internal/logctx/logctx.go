@@ -11,18 +11,32 @@ import (
 
 type attrsKey struct{}
 
+// attrSet is what With stores: the attributes, in one allocation with
+// their backing array when they are few (a request id: one per request).
+type attrSet struct {
+	attrs  []slog.Attr
+	inline [2]slog.Attr
+}
+
 // With returns a copy of ctx whose log records (through Handler) also carry
 // attrs, after any attributes ctx already carried.
 func With(ctx context.Context, attrs ...slog.Attr) context.Context {
-	prev, _ := ctx.Value(attrsKey{}).([]slog.Attr)
-	all := append(append([]slog.Attr(nil), prev...), attrs...)
-	return context.WithValue(ctx, attrsKey{}, all)
+	prev := Attrs(ctx)
+	set := &attrSet{}
+	all := set.inline[:0]
+	if n := len(prev) + len(attrs); n > len(set.inline) {
+		all = make([]slog.Attr, 0, n)
+	}
+	set.attrs = append(append(all, prev...), attrs...)
+	return context.WithValue(ctx, attrsKey{}, set)
 }
 
 // Attrs returns the attributes With stored in ctx.
 func Attrs(ctx context.Context) []slog.Attr {
-	attrs, _ := ctx.Value(attrsKey{}).([]slog.Attr)
-	return attrs
+	if set, ok := ctx.Value(attrsKey{}).(*attrSet); ok {
+		return set.attrs
+	}
+	return nil
 }
 
 // Handler wraps a slog.Handler so records logged with a context carry that

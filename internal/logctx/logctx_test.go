@@ -18,6 +18,8 @@ func TestHandlerAddsContextAttrs(t *testing.T) {
 		{"one", With(context.Background(), slog.String("request_id", "r1")), map[string]any{"request_id": "r1"}},
 		{"nested", With(With(context.Background(), slog.String("request_id", "r1")), slog.Int("task", 7)),
 			map[string]any{"request_id": "r1", "task": float64(7)}},
+		{"more than fit inline", With(With(context.Background(), slog.String("request_id", "r1"), slog.Int("task", 7)), slog.String("queue", "q")),
+			map[string]any{"request_id": "r1", "task": float64(7), "queue": "q"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

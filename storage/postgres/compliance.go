@@ -58,13 +58,15 @@ func (db *DB) CreateComplianceJob(ctx context.Context, j storage.ComplianceJob) 
 }
 
 // jobViewColumns are the columns a client sees of a job (the API's GET and
-// list render nothing else), read by scanJobView.
-const jobViewColumns = `id, app_id, type, name, resumable, status, upload_url, download_url,
+// list render nothing else), read by scanJobView. The app is not among
+// them: the statements select by it, so the caller knows it.
+const jobViewColumns = `id, type, name, resumable, status, upload_url, download_url,
 	upload_expires_at, download_expires_at, created_at, failure_reason`
 
-func scanJobView(row pgx.Row) (storage.ComplianceJob, error) {
-	var j storage.ComplianceJob
-	err := row.Scan(&j.ID, &j.AppID, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
+// scanJobView reads a row of jobViewColumns of appID's job.
+func scanJobView(row pgx.Row, appID int64) (storage.ComplianceJob, error) {
+	j := storage.ComplianceJob{AppID: appID}
+	err := row.Scan(&j.ID, &j.Type, &j.Name, &j.Resumable, &j.Status, &j.UploadURL, &j.DownloadURL,
 		&j.UploadExpiresAt, &j.DownloadExpiresAt, &j.CreatedAt, &j.FailureReason)
 	return j, err
 }
@@ -73,7 +75,7 @@ func scanJobView(row pgx.Row) (storage.ComplianceJob, error) {
 // (jobViewColumns; the worker's bookkeeping fields are left zero); another
 // app's job is not found.
 func (db *DB) AppComplianceJob(ctx context.Context, appID, id int64) (storage.ComplianceJob, error) {
-	j, err := scanJobView(db.pool.QueryRow(ctx, `SELECT `+jobViewColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID))
+	j, err := scanJobView(db.pool.QueryRow(ctx, `SELECT `+jobViewColumns+` FROM compliance_jobs WHERE id = $1 AND app_id = $2`, id, appID), appID)
 	if err != nil { // the message is formatted only when there is an error: this is the API's hottest read
 		return j, wrap(fmt.Sprintf("load compliance job %d", id), err)
 	}
@@ -99,7 +101,7 @@ func (db *DB) ListComplianceJobs(ctx context.Context, f storage.ComplianceFilter
 	if err != nil {
 		return nil, wrap("list compliance jobs", err)
 	}
-	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.ComplianceJob, error) { return scanJobView(row) })
+	jobs, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.ComplianceJob, error) { return scanJobView(row, f.AppID) })
 	return jobs, wrap("scan compliance jobs", err)
 }
 

@@ -54,7 +54,7 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	}
 	if opts.CallTimeout > 0 {
-		cfg.ConnConfig.Tracer = boundTracer{bound: opts.CallTimeout}
+		cfg.ConnConfig.Tracer = newBoundTracer(opts.CallTimeout)
 	}
 	// Aviary's statements are short and planned per request; PostgreSQL's
 	// JIT compiles the expressions of any plan its cost model finds large
@@ -161,11 +161,33 @@ func wrap(op string, err error) error {
 	return fmt.Errorf("%s: %w", op, translate(err))
 }
 
-// boundTracer puts a deadline of bound on every statement and every wait
-// for a pooled connection (pgx runs them under the context a tracer
-// returns), and releases it when the call ends.
+// boundTracer bounds every statement and every wait for a pooled
+// connection by bound (or a call's longer withBound).
+//
+// A statement is bounded by a deadline on its connection's socket, set when
+// the statement starts and cleared when it ends (its rows closed): a read or
+// write past it fails, pgx closes the connection, and the call fails with a
+// timeout (storage.ErrUnavailable). This costs no context, allocation or
+// goroutine per statement (the deadline is a runtime poller timer); the
+// caller's own context still cancels the statement through pgx. A closed
+// connection is left alone: pgx's own clean-up (cancel request, terminate,
+// drain under its deadline) may be using its socket.
+//
+// A wait for a connection runs under a deadline shared by all the waits
+// that start within the same few milliseconds (waitDeadlines), when the
+// caller set no deadline of its own: a request's context is then only
+// cancelled when its client goes away, and such a wait ends anyway when a
+// connection frees up or at the shared deadline, at most bound plus a
+// step later. A caller with a deadline, or a call with a longer bound, gets
+// a context.WithTimeout of its own, as the cheaper form could not honour
+// both.
 type boundTracer struct {
 	bound time.Duration
+	waits *waitDeadlines
+}
+
+func newBoundTracer(bound time.Duration) boundTracer {
+	return boundTracer{bound: bound, waits: newWaitDeadlines(bound)}
 }
 
 type cancelKey struct{}
@@ -185,35 +207,49 @@ func withBound(ctx context.Context, d time.Duration) context.Context {
 	return context.WithValue(ctx, boundKey{}, d)
 }
 
-func (b boundTracer) start(ctx context.Context) context.Context {
-	bound := b.bound
-	if d, ok := ctx.Value(boundKey{}).(time.Duration); ok && d > bound {
-		bound = d
+// boundOf is the bound of the statements run under ctx, and whether a call
+// made it longer than the store's.
+func (b boundTracer) boundOf(ctx context.Context) (time.Duration, bool) {
+	if d, ok := ctx.Value(boundKey{}).(time.Duration); ok && d > b.bound {
+		return d, true
 	}
-	ctx, cancel := context.WithTimeout(ctx, bound)
-	return context.WithValue(ctx, cancelKey{}, cancel)
-}
-
-func end(ctx context.Context) {
-	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
-		cancel()
-	}
+	return b.bound, false
 }
 
 // TraceQueryStart implements pgx.QueryTracer.
-func (b boundTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
-	return b.start(ctx)
+func (b boundTracer) TraceQueryStart(ctx context.Context, conn *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	if conn.IsClosed() {
+		return ctx
+	}
+	bound, _ := b.boundOf(ctx)
+	_ = conn.PgConn().Conn().SetDeadline(time.Now().Add(bound))
+	return ctx
 }
 
 // TraceQueryEnd implements pgx.QueryTracer.
-func (boundTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) { end(ctx) }
+func (boundTracer) TraceQueryEnd(_ context.Context, conn *pgx.Conn, _ pgx.TraceQueryEndData) {
+	if conn.IsClosed() {
+		return
+	}
+	_ = conn.PgConn().Conn().SetDeadline(time.Time{})
+}
 
 // TraceAcquireStart implements pgxpool.AcquireTracer.
 func (b boundTracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
-	return b.start(ctx)
+	bound, longer := b.boundOf(ctx)
+	if _, has := ctx.Deadline(); has || longer || ctx.Err() != nil {
+		ctx, cancel := context.WithTimeout(ctx, bound)
+		return context.WithValue(ctx, cancelKey{}, cancel)
+	}
+	return sharedWait{Context: ctx, wait: b.waits.at(time.Now())}
 }
 
 // TraceAcquireEnd implements pgxpool.AcquireTracer.
 func (boundTracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
-	end(ctx)
+	if _, shared := ctx.(sharedWait); shared {
+		return
+	}
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -21,3 +22,41 @@ const UserMetricsSQL = userMetricsSQL
 
 // ExcludesReposts exposes excludesReposts to the tests.
 var ExcludesReposts = excludesReposts
+
+// HoldConn takes a connection from db's pool until release is called.
+func (db *DB) HoldConn(ctx context.Context) (release func(), err error) {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return conn.Release, nil
+}
+
+// Sleep runs pg_sleep for d as one statement, under a bound of bound when
+// it is not zero (withBound).
+func (db *DB) Sleep(ctx context.Context, d, bound time.Duration) error {
+	if bound > 0 {
+		ctx = withBound(ctx, bound)
+	}
+	_, err := db.pool.Exec(ctx, `SELECT pg_sleep($1)`, d.Seconds())
+	return wrap("sleep", err)
+}
+
+// BatchAfterIdle runs a statement on one pooled connection, leaves the
+// connection idle for idle, then sends a batch on the same connection
+// (batches are not traced, so they run under whatever deadline the
+// statement left on the socket).
+func (db *DB) BatchAfterIdle(ctx context.Context, idle time.Duration) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT 1`); err != nil {
+		return wrap("statement", err)
+	}
+	time.Sleep(idle)
+	b := &pgx.Batch{}
+	b.Queue(`SELECT 1`)
+	return wrap("batch", conn.SendBatch(ctx, b).Close())
+}

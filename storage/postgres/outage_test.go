@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/url"
+	"sync"
 	"testing"
 	"time"
 
@@ -134,5 +135,94 @@ func TestRefusedInputIsNotAnOutage(t *testing.T) {
 	_, err := db.AppByConsumerKey(t.Context(), "\x00")
 	if err == nil || errors.Is(err, storage.ErrUnavailable) || errors.Is(err, storage.ErrNotFound) {
 		t.Errorf("err %v; want a plain error", err)
+	}
+}
+
+// boundedPool opens a fresh database with a CallTimeout and a pool of one
+// connection, so a test knows which connection a call gets.
+func boundedPool(t *testing.T) (*postgres.DB, storage.App) {
+	t.Helper()
+	direct, dbURL := storagetest.NewDB(t)
+	app, err := direct.CreateApp(t.Context(), "bounded", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("pool_max_conns", "1")
+	u.RawQuery = q.Encode()
+	db, err := postgres.OpenWith(t.Context(), u.String(), postgres.Options{CallTimeout: callTimeout, ConnectTimeout: callTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(db.Close)
+	return db, app
+}
+
+// TestCallTimeoutBoundsStatements: a statement longer than the bound fails
+// with storage.ErrUnavailable, one within a call's longer bound (withBound)
+// completes, and the bound of a statement does not outlive it: a batch
+// (which the bound does not cover) on the same connection, idle for longer
+// than the bound since its last statement, goes through.
+func TestCallTimeoutBoundsStatements(t *testing.T) {
+	t.Parallel()
+	db, app := boundedPool(t)
+	read := func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err }
+	if elapsed, err := timed(t, t.Context(), func(ctx context.Context) error { return db.Sleep(ctx, 4*callTimeout, 0) }); !errors.Is(err, storage.ErrUnavailable) || elapsed >= outageLimit {
+		t.Errorf("statement over the bound: err %v after %v; want storage.ErrUnavailable within %v", err, elapsed, outageLimit)
+	}
+	// The pool replaces the timed-out connection once pgx has cleaned it up
+	// (cancel request, terminate): reads go through again within the limit.
+	if err := retryFor(outageLimit, func() error { return read(t.Context()) }); err != nil {
+		t.Fatalf("read after a timed-out statement: %v", err)
+	}
+	if err := db.Sleep(t.Context(), 2*callTimeout, 4*callTimeout); err != nil {
+		t.Errorf("statement within its call's longer bound: %v", err)
+	}
+	if err := db.BatchAfterIdle(t.Context(), 2*callTimeout); err != nil {
+		t.Errorf("batch on a connection idle past its last statement's bound: %v", err)
+	}
+}
+
+// retryFor calls f until it succeeds or limit has passed, and returns its
+// last error.
+func retryFor(limit time.Duration, f func() error) error {
+	deadline := time.Now().Add(limit)
+	for {
+		err := f()
+		if err == nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestCallTimeoutBoundsPoolWaits: while every pooled connection is taken, a
+// call waits for one at most about the bound, with or without a deadline
+// of its own, and fails with storage.ErrUnavailable; once a connection
+// frees up, calls go through.
+func TestCallTimeoutBoundsPoolWaits(t *testing.T) {
+	t.Parallel()
+	db, app := boundedPool(t)
+	read := func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err }
+	held, err := db.HoldConn(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := sync.OnceFunc(held)
+	t.Cleanup(release) // before db.Close, which waits for it
+	withDeadline, cancel := context.WithTimeout(t.Context(), time.Hour)
+	defer cancel()
+	for name, ctx := range map[string]context.Context{"no deadline": t.Context(), "caller deadline": withDeadline} {
+		if elapsed, err := timed(t, ctx, read); !errors.Is(err, storage.ErrUnavailable) || elapsed >= outageLimit {
+			t.Errorf("%s: err %v after %v; want storage.ErrUnavailable within %v", name, err, elapsed, outageLimit)
+		}
+	}
+	release()
+	if err := read(t.Context()); err != nil {
+		t.Errorf("read once the connection is free: %v", err)
 	}
 }
