@@ -2,6 +2,8 @@ package api_test
 
 import (
 	"context"
+	"github.com/aviary-dev/aviary/internal/jsonlog"
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"io"
 	"log/slog"
 	"net/http"
@@ -43,7 +45,8 @@ func cachedReplica(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, chan
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// The handler cmd/aviary logs through (request lines included).
+	log := slog.New(logctx.Handler{Handler: jsonlog.New(io.Discard, nil)})
 	handler := api.New(api.Deps{
 		Modules: testModules(t, db, w, log),
 		Auth:    authn, Errors: w, Logger: log, RateLimitScale: 1e6,
