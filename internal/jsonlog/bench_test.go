@@ -7,17 +7,24 @@ import (
 	"testing"
 )
 
-// BenchmarkAccessLine compares this package's handler with
-// slog.JSONHandler on the line the API server logs per HTTP request.
-func BenchmarkAccessLine(b *testing.B) {
-	handlers := []struct {
+// accessLineHandlers are the handlers the benchmarks compare.
+func accessLineHandlers() []struct {
+	name string
+	h    slog.Handler
+} {
+	return []struct {
 		name string
 		h    slog.Handler
 	}{
 		{"jsonlog", New(io.Discard, nil)},
 		{"slog", slog.NewJSONHandler(io.Discard, nil)},
 	}
-	for _, bc := range handlers {
+}
+
+// BenchmarkAccessLine compares this package's handler with
+// slog.JSONHandler on the line the API server logs per HTTP request.
+func BenchmarkAccessLine(b *testing.B) {
+	for _, bc := range accessLineHandlers() {
 		b.Run(bc.name, func(b *testing.B) {
 			r := accessRecord()
 			ctx := context.Background()
@@ -33,14 +40,7 @@ func BenchmarkAccessLine(b *testing.B) {
 
 // BenchmarkAccessLineParallel is BenchmarkAccessLine from every P at once.
 func BenchmarkAccessLineParallel(b *testing.B) {
-	handlers := []struct {
-		name string
-		h    slog.Handler
-	}{
-		{"jsonlog", New(io.Discard, nil)},
-		{"slog", slog.NewJSONHandler(io.Discard, nil)},
-	}
-	for _, bc := range handlers {
+	for _, bc := range accessLineHandlers() {
 		b.Run(bc.name, func(b *testing.B) {
 			r := accessRecord()
 			ctx := context.Background()

@@ -5,8 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
@@ -33,15 +31,7 @@ func TestCountPlansUseCountIndexes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rows, err := pool.Query(ctx, "EXPLAIN "+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
-		if err != nil {
-			t.Fatalf("explain: %v\n%s", err, sql)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		plan := strings.Join(lines, "\n")
+		plan := explainPlan(t, pool, sql, args)
 		if !strings.Contains(plan, "Index Only Scan using "+q.index) {
 			t.Errorf("count %q: not an index-only scan of %s:\n%s", q.query, q.index, plan)
 		}

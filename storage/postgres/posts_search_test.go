@@ -573,15 +573,7 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 	week := c.End.Add(-7 * 24 * time.Hour)
 	explain := func(sql string, args []any) string {
 		t.Helper()
-		rows, err := pool.Query(ctx, "EXPLAIN "+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
-		if err != nil {
-			t.Fatalf("explain: %v\n%s", err, sql)
-		}
-		lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		return strings.Join(lines, "\n")
+		return explainPlan(t, pool, sql, args)
 	}
 	rare, mid, common := c.Words[3000], c.Words[100], c.Words[5]
 	for _, q := range []struct {
@@ -816,4 +808,19 @@ func TestExcludesReposts(t *testing.T) {
 			t.Errorf("%q: %v, want %v", q, got, want)
 		}
 	}
+}
+
+// explainPlan is PostgreSQL's plan for sql with args, planned for its
+// values as the store runs it (an unnamed statement).
+func explainPlan(t *testing.T, pool *pgxpool.Pool, sql string, args []any) string {
+	t.Helper()
+	rows, err := pool.Query(t.Context(), "EXPLAIN "+sql, append([]any{pgx.QueryExecModeCacheDescribe}, args...)...)
+	if err != nil {
+		t.Fatalf("explain: %v\n%s", err, sql)
+	}
+	lines, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(lines, "\n")
 }
