@@ -18,7 +18,8 @@ import (
 
 // BenchmarkSearchAPI measures GET /2/tweets/search/recent (max_results=100,
 // newest first) and GET /2/tweets/counts/recent (hourly buckets) through
-// the whole API (bearer auth, rate limiter, parsing, hydration, JSON) on a
+// the whole API as cmd/aviary wires it (bearer auth through the credential
+// cache, rate limiter, parsing, hydration, JSON, request log) on a
 // generated corpus of AVIARY_BENCH_POSTS posts (100,000 unless set;
 // `make bench` uses 1,000,000), query kind by query kind, next to the
 // same statement run bare through pgx in the same run: p50 and p99 in ms.
@@ -31,9 +32,13 @@ func BenchmarkSearchAPI(b *testing.B) {
 	start := time.Now()
 	c := corpus.Load(b, pool, n, time.Now().UTC().Truncate(time.Second))
 	b.Logf("loaded %d posts in %s", n, time.Since(start).Round(time.Second))
+	// The API as cmd/aviary runs it: credentials through the in-process
+	// cache, request lines through the production log handler.
+	rc, prefix := storagetest.RedisPrefix(b)
+	srv, _ := cachedReplica(b, bb.db, rc, prefix, prefix+"auth-invalidate")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	get := func(path string) error {
-		req, err := http.NewRequest("GET", bb.srv.URL+path, nil)
+		req, err := http.NewRequest("GET", srv.URL+path, nil)
 		if err != nil {
 			return err
 		}

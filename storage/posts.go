@@ -43,7 +43,9 @@ type Post struct {
 	DeletedAt         *time.Time
 	// Terms are the normalized entity values the search operators match;
 	// CreatePost and EditPost derive them from Entities when the caller
-	// leaves them all empty. A repost has none.
+	// leaves them all empty. A repost has none. They are written only:
+	// every post a read or write returns has none (they serve the search
+	// indexes, not the answers).
 	Terms PostTerms
 }
 

@@ -35,11 +35,14 @@ import (
 
 // postColumns are the columns scanPost reads, in its order, from a query
 // that names the posts table p (FROM posts p, INSERT INTO posts AS p,
-// UPDATE posts p). References read as 0 when NULL.
+// UPDATE posts p). References read as 0 when NULL. The search terms
+// (mentions, hashtags, cashtags, url_terms) are not read: they only serve
+// the indexes, and every search page would decode four arrays per post
+// for nothing (storage.Post.Terms is written, never read back).
 const postColumns = `p.id, p.author_id, COALESCE(p.app_id, 0), p.text, p.paid_partnership, p.media_ids, p.lang, p.source,
 	p.conversation_id, COALESCE(p.in_reply_to_post_id, 0), COALESCE(p.in_reply_to_user_id, 0), COALESCE(p.quote_of_id, 0),
 	COALESCE(p.repost_of_id, 0), p.edit_root_id, p.superseded_at, p.place_id, p.possibly_sensitive, p.entities,
-	p.mentions, p.hashtags, p.cashtags, p.url_terms, p.like_count, p.repost_count, p.reply_count, p.quote_count,
+	p.like_count, p.repost_count, p.reply_count, p.quote_count,
 	p.created_at, p.deleted_at`
 
 // editHistoryColumn is every version id of p's edit chain, oldest first
@@ -57,7 +60,6 @@ func postFields(p *storage.Post) []any {
 	return []any{&p.ID, &p.AuthorID, &p.AppID, &p.Text, &p.PaidPartnership, &p.MediaIDs, &p.Lang, &p.Source,
 		&p.ConversationID, &p.InReplyToPostID, &p.InReplyToUserID, &p.QuoteOfID,
 		&p.RepostOfID, &p.EditRootID, &p.SupersededAt, &p.PlaceID, &p.PossiblySensitive, &p.Entities,
-		&p.Terms.Mentions, &p.Terms.Hashtags, &p.Terms.Cashtags, &p.Terms.URLTerms,
 		&p.Metrics.Likes, &p.Metrics.Reposts, &p.Metrics.Replies, &p.Metrics.Quotes,
 		&p.CreatedAt, &p.DeletedAt}
 }
@@ -74,6 +76,28 @@ func scanPostHistory(row pgx.Row) (storage.Post, error) {
 	var p storage.Post
 	err := row.Scan(append(postFields(&p), &p.EditHistory)...)
 	return p, err
+}
+
+// postScanner reads many rows of postHistoryColumns, then extra columns,
+// through one destination list: a page of 100 posts does not build 100
+// lists of 25 pointers (and a post on the heap for each to point into).
+type postScanner struct {
+	post storage.Post
+	dest []any
+}
+
+func newPostScanner(extra ...any) *postScanner {
+	s := &postScanner{}
+	s.dest = append(append(postFields(&s.post), &s.post.EditHistory), extra...)
+	return s
+}
+
+// scan reads row into a fresh post (every field zeroed first, so nothing
+// of the previous row is kept or shared) and the extra destinations.
+func (s *postScanner) scan(row pgx.Row) (storage.Post, error) {
+	s.post = storage.Post{}
+	err := row.Scan(s.dest...)
+	return s.post, err
 }
 
 // inTx runs f in a transaction and wraps its error with op.
@@ -180,12 +204,14 @@ func bump(ctx context.Context, tx pgx.Tx, counter string, root int64, delta int6
 // insertPost inserts p as it is: every column, its id, conversation and
 // edit root included (the caller's), counters from p.Metrics, created_at
 // p.CreatedAt or now() when zero, the search terms terms (p.Terms is not
-// read). Lang "" is stored as "und".
+// read, nor returned: see postColumns). Lang "" is stored as "und".
 func insertPost(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.PostTerms) (storage.Post, error) {
 	var created *time.Time
 	if !p.CreatedAt.IsZero() {
 		created = &p.CreatedAt
 	}
+	terms = storage.PostTerms{Mentions: nonNilText(terms.Mentions), Hashtags: nonNilText(terms.Hashtags),
+		Cashtags: nonNilText(terms.Cashtags), URLTerms: nonNilText(terms.URLTerms)}
 	return scanPost(tx.QueryRow(ctx, `INSERT INTO posts AS p (id, author_id, app_id, text, paid_partnership, media_ids,
 			lang, source, conversation_id, in_reply_to_post_id, in_reply_to_user_id, quote_of_id, repost_of_id,
 			edit_root_id, place_id, possibly_sensitive, entities, mentions, hashtags, cashtags, url_terms,
@@ -197,8 +223,7 @@ func insertPost(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.Po
 		RETURNING `+postColumns,
 		p.ID, p.AuthorID, p.AppID, p.Text, p.PaidPartnership, nonNil(p.MediaIDs),
 		cmp.Or(p.Lang, "und"), p.Source, p.ConversationID, p.InReplyToPostID, p.InReplyToUserID, p.QuoteOfID, p.RepostOfID,
-		p.EditRootID, p.PlaceID, p.PossiblySensitive, p.Entities, nonNilText(terms.Mentions), nonNilText(terms.Hashtags),
-		nonNilText(terms.Cashtags), nonNilText(terms.URLTerms),
+		p.EditRootID, p.PlaceID, p.PossiblySensitive, p.Entities, terms.Mentions, terms.Hashtags, terms.Cashtags, terms.URLTerms,
 		p.Metrics.Likes, p.Metrics.Reposts, p.Metrics.Replies, p.Metrics.Quotes, created))
 }
 
@@ -529,7 +554,8 @@ func (db *DB) PostsByIDs(ctx context.Context, ids []int64) ([]storage.Post, erro
 	if err != nil {
 		return nil, wrap("query posts by ids", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.Post, error) { return scanPostHistory(row) })
+	sc := newPostScanner()
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.Post, error) { return sc.scan(row) })
 	if err != nil {
 		return nil, wrap("scan posts by ids", err)
 	}

@@ -47,8 +47,11 @@ func (db *DB) SearchPosts(ctx context.Context, s storage.PostSearch) (storage.Po
 		return storage.PostPage{}, wrap("search posts", err)
 	}
 	defer rows.Close()
-	var page storage.PostPage
-	var lastScore int64
+	// Room for a whole page up to 100 posts (max_results of recent
+	// search), growing past it only for archive pages that fill.
+	page := storage.PostPage{Posts: make([]storage.Post, 0, min(s.Limit, 100))}
+	var score, lastScore int64
+	sc := newPostScanner(&score)
 	for rows.Next() {
 		if len(page.Posts) == s.Limit {
 			// The extra row: another page follows this one.
@@ -59,8 +62,7 @@ func (db *DB) SearchPosts(ctx context.Context, s storage.PostSearch) (storage.Po
 			}
 			break
 		}
-		var score int64
-		p, err := scanPostHistory(withExtra{rows, []any{&score}})
+		p, err := sc.scan(rows)
 		if err != nil {
 			return storage.PostPage{}, wrap("scan searched posts", err)
 		}
@@ -70,15 +72,6 @@ func (db *DB) SearchPosts(ctx context.Context, s storage.PostSearch) (storage.Po
 	rows.Close()
 	return page, wrap("search posts", rows.Err())
 }
-
-// withExtra scans a row of postHistoryColumns followed by more columns:
-// scanPostHistory fills the post, extra receives the rest.
-type withExtra struct {
-	row   pgx.Row
-	extra []any
-}
-
-func (w withExtra) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
 
 // CountPosts counts the posts SearchPosts would find for c's query, per
 // c.Granularity bucket of [c.Start, c.End): buckets are aligned in UTC,

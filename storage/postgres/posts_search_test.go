@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -733,7 +734,7 @@ func TestSearchPostsHashtagsAsExtracted(t *testing.T) {
 			t.Errorf("search %q = %v, want [%d]", c.query, got, c.want)
 		}
 	}
-	if got := reload(t, f.db, cafe).Terms.Hashtags; !slices.Equal(got, []string{"café"}) {
+	if got := storagetest.StoredTerms(t, f.pool.Config().ConnString(), cafe).Hashtags; !slices.Equal(got, []string{"café"}) {
 		t.Errorf("stored hashtags %q, want the NFC form [café]", got)
 	}
 }
@@ -766,8 +767,9 @@ func TestCreatePostWithALongURL(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreatePost: %v", err)
 	}
-	if want := []string{"www.example.com", "example.com"}; !slices.Equal(p.Terms.URLTerms, want) {
-		t.Errorf("url terms %.200q, want %q", p.Terms.URLTerms, want)
+	stored := storagetest.StoredTerms(t, f.pool.Config().ConnString(), p.ID)
+	if want := []string{"www.example.com", "example.com"}; !slices.Equal(stored.URLTerms, want) {
+		t.Errorf("url terms %.200q, want %q", stored.URLTerms, want)
 	}
 	for _, c := range []struct {
 		query string
@@ -823,4 +825,52 @@ func explainPlan(t *testing.T, pool *pgxpool.Pool, sql string, args []any) strin
 		t.Fatal(err)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// A page is read through one reused list of scan destinations: every post
+// of it must still be the post PostByID reads, with nothing left over from
+// the row before it (entities, media, edit history, deletion times) and
+// nothing shared with it.
+func TestSearchPostsReadsEachRowWhole(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	f := newSearchFixture(t)
+	u := f.user("scanner")
+	var want []storage.Post
+	for _, c := range []struct {
+		text  string
+		media []int64
+	}{
+		{"scan one @scanner #first $ONE https://example.com/a", []int64{11, 12}},
+		{"scan two plain", nil},
+		{"scan three #third", []int64{13}},
+		{"scan four plain", nil},
+	} {
+		p, err := f.db.CreatePost(ctx, storage.Post{AuthorID: u, Text: c.text, MediaIDs: c.media, Entities: posttext.Extract(c.text)})
+		if err != nil {
+			t.Fatalf("CreatePost(%q): %v", c.text, err)
+		}
+		want = append(want, reload(t, f.db, p.ID))
+	}
+	slices.Reverse(want) // newest first
+	page, err := f.db.SearchPosts(ctx, storage.PostSearch{Query: mustParse(t, "scan"), Limit: 10})
+	if err != nil {
+		t.Fatalf("search: %v", err)
+	}
+	if !reflect.DeepEqual(page.Posts, want) {
+		t.Fatalf("searched posts differ from PostByID:\n got %+v\nwant %+v", page.Posts, want)
+	}
+	// Nothing shared: changing one post's slices leaves the others alone.
+	page.Posts[3].Entities.Hashtags[0].Tag = "changed"
+	page.Posts[3].MediaIDs[0] = 99
+	if page.Posts[1].Entities.Hashtags[0].Tag != "third" || page.Posts[1].MediaIDs[0] != 13 {
+		t.Errorf("posts share storage: third post now %+v", page.Posts[1])
+	}
+	byIDs, err := f.db.PostsByIDs(ctx, pageIDs(want))
+	if err != nil {
+		t.Fatalf("PostsByIDs: %v", err)
+	}
+	if !reflect.DeepEqual(byIDs, want) {
+		t.Errorf("PostsByIDs differ from PostByID:\n got %+v\nwant %+v", byIDs, want)
+	}
 }

@@ -56,7 +56,7 @@ func parallel(n int, f func(i int) error) []error {
 func TestCreatePostColumns(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, _ := storagetest.NewDB(t)
+	db, url := storagetest.NewDB(t)
 	app := factory.App(t, db, nil)
 	alice := factory.User(t, db, &factory.UserOpts{Username: "alice_cols"})
 	entities := storage.Entities{
@@ -76,13 +76,17 @@ func TestCreatePostColumns(t *testing.T) {
 	want.ID, want.CreatedAt = p.ID, p.CreatedAt
 	want.ConversationID, want.EditRootID, want.EditHistory = p.ID, p.ID, []int64{p.ID}
 	want.InReplyToUserID, want.Metrics = 0, storage.PostMetrics{} // not a reply; counters start at 0
-	want.Terms = storage.PostTerms{Mentions: []string{"bob"}, Hashtags: []string{"go"}, Cashtags: []string{"avry"},
-		URLTerms: []string{"www.example.com/a", "www.example.com", "example.com"}}
 	if !reflect.DeepEqual(p, want) {
 		t.Errorf("CreatePost =\n%+v\nwant\n%+v", p, want)
 	}
 	if got := reload(t, db, p.ID); !reflect.DeepEqual(got, p) {
 		t.Errorf("PostByID =\n%+v\nwant\n%+v", got, p)
+	}
+	// The terms are derived from the entities and stored, not returned.
+	wantTerms := storage.PostTerms{Mentions: []string{"bob"}, Hashtags: []string{"go"}, Cashtags: []string{"avry"},
+		URLTerms: []string{"www.example.com/a", "www.example.com", "example.com"}}
+	if got := storagetest.StoredTerms(t, url, p.ID); !reflect.DeepEqual(got, wantTerms) {
+		t.Errorf("stored terms = %+v, want %+v", got, wantTerms)
 	}
 
 	// Terms given are stored as given; a post without entities has none.
@@ -91,13 +95,15 @@ func TestCreatePostColumns(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreatePost: %v", err)
 	}
-	want = given
-	want.Terms = storage.PostTerms{Mentions: []string{"carol"}, Hashtags: []string{}, Cashtags: []string{}, URLTerms: []string{"aviary.dev"}}
-	if !reflect.DeepEqual(given.Terms, want.Terms) || given.Lang != "und" || given.AppID != 0 || given.Source != "" {
+	wantTerms = storage.PostTerms{Mentions: []string{"carol"}, Hashtags: []string{}, Cashtags: []string{}, URLTerms: []string{"aviary.dev"}}
+	if got := storagetest.StoredTerms(t, url, given.ID); !reflect.DeepEqual(got, wantTerms) {
+		t.Errorf("stored terms given = %+v, want %+v", got, wantTerms)
+	}
+	if !given.Terms.Empty() || given.Lang != "und" || given.AppID != 0 || given.Source != "" {
 		t.Errorf("CreatePost with terms = %+v", given)
 	}
 	plain := factory.Post(t, db, &factory.PostOpts{Author: alice})
-	if !plain.Entities.Empty() || !plain.Terms.Empty() || plain.PlaceID != "" || plain.PossiblySensitive || len(plain.MediaIDs) != 0 {
+	if !plain.Entities.Empty() || !storagetest.StoredTerms(t, url, plain.ID).Empty() || plain.PlaceID != "" || plain.PossiblySensitive || len(plain.MediaIDs) != 0 {
 		t.Errorf("plain post = %+v", plain)
 	}
 
@@ -339,7 +345,7 @@ func TestDeletePostDeletesReposts(t *testing.T) {
 func TestEditPost(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, _ := storagetest.NewDB(t)
+	db, url := storagetest.NewDB(t)
 	app := factory.App(t, db, nil)
 	alice := factory.User(t, db, nil)
 	bob := factory.User(t, db, nil)
@@ -368,7 +374,8 @@ func TestEditPost(t *testing.T) {
 		v2.QuoteOfID != quoted.ID || v2.PlaceID != "place" || v2.AuthorID != alice.ID || v2.AppID != app.ID || v2.Source != app.Name {
 		t.Errorf("edit = %+v; want the first version's references and place", v2)
 	}
-	if v2.Text != "#v2" || v2.Lang != "fr" || !slices.Equal(v2.MediaIDs, []int64{2, 3}) || !slices.Equal(v2.Terms.Hashtags, []string{"v2"}) ||
+	if v2.Text != "#v2" || v2.Lang != "fr" || !slices.Equal(v2.MediaIDs, []int64{2, 3}) ||
+		!slices.Equal(storagetest.StoredTerms(t, url, v2.ID).Hashtags, []string{"v2"}) ||
 		!reflect.DeepEqual(v2.Entities, entities) || !v2.CreatedAt.Equal(now) || v2.SupersededAt != nil {
 		t.Errorf("edit = %+v; want the new text, lang, media, entities and terms, created now", v2)
 	}
@@ -495,7 +502,7 @@ func TestEditPostConcurrently(t *testing.T) {
 func TestRepost(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	db, _ := storagetest.NewDB(t)
+	db, url := storagetest.NewDB(t)
 	app := factory.App(t, db, nil)
 	alice := factory.User(t, db, &factory.UserOpts{Username: "Alice_RT"})
 	bob := factory.User(t, db, nil)
@@ -512,8 +519,8 @@ func TestRepost(t *testing.T) {
 		!reflect.DeepEqual(rt.Entities, wantEntities) || !slices.Equal(rt.EditHistory, []int64{rt.ID}) || !rt.IsRepost() {
 		t.Errorf("Repost = %+v", rt)
 	}
-	if !rt.Terms.Empty() {
-		t.Errorf("repost terms %+v, want none (operators match the original)", rt.Terms)
+	if stored := storagetest.StoredTerms(t, url, rt.ID); !stored.Empty() {
+		t.Errorf("repost terms %+v, want none (operators match the original)", stored)
 	}
 	if again, err := db.Repost(ctx, bob.ID, 0, original.ID); err != nil || again.ID != rt.ID {
 		t.Errorf("second Repost = %d, %v; want the same repost %d", again.ID, err, rt.ID)

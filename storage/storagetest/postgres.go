@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
@@ -270,4 +271,23 @@ func BarePool(tb testing.TB, url string) *pgxpool.Pool {
 	}
 	tb.Cleanup(pool.Close)
 	return pool
+}
+
+// StoredTerms reads the search terms stored for post id from the database
+// at url: reads of posts do not return them (storage.Post.Terms is
+// written only), so tests of what was stored look at the columns.
+func StoredTerms(tb testing.TB, url string, id int64) storage.PostTerms {
+	tb.Helper()
+	conn, err := pgx.Connect(tb.Context(), url)
+	if err != nil {
+		tb.Fatalf("connect %s: %v", url, err)
+	}
+	defer conn.Close(context.Background())
+	var t storage.PostTerms
+	err = conn.QueryRow(tb.Context(), `SELECT mentions, hashtags, cashtags, url_terms FROM posts WHERE id = $1`, id).
+		Scan(&t.Mentions, &t.Hashtags, &t.Cashtags, &t.URLTerms)
+	if err != nil {
+		tb.Fatalf("read the terms of post %d: %v", id, err)
+	}
+	return t
 }
