@@ -16,9 +16,12 @@ import (
 	"github.com/aviary-dev/aviary/validation"
 )
 
-// Parameter names.
+// Parameter names. PostFieldsParam is the description's (2.167) name of
+// TweetFieldsParam on every REST endpoint answering with posts (the
+// official SDK sends only it); both are accepted (docs/posts-fields.md).
 const (
 	TweetFieldsParam = "tweet.fields"
+	PostFieldsParam  = "post.fields"
 	UserFieldsParam  = "user.fields"
 	MediaFieldsParam = "media.fields"
 	PollFieldsParam  = "poll.fields"
@@ -71,6 +74,8 @@ const (
 	ExpandReferencedUsers = "referenced_tweets.id.author_id"
 	ExpandReplyUser       = "in_reply_to_user_id"
 	ExpandMedia           = "attachments.media_keys"
+	ExpandPoll            = "attachments.poll_ids"
+	ExpandPlace           = "geo.place_id"
 	ExpandMentions        = "entities.mentions.username"
 	ExpandEditHistory     = "edit_history_tweet_ids"
 	ExpandPinned          = "pinned_tweet_id"
@@ -78,13 +83,36 @@ const (
 
 // tweetExpansions are the expansions of endpoints answering with posts:
 // each accepted name and the expansion it means ("" accepted, nothing to
-// expand: polls, places, articles, communities are not modelled).
+// expand: articles and communities are not modelled; polls and places
+// have no objects to include, but their links are shown).
 var tweetExpansions = map[string]string{
 	ExpandAuthor: ExpandAuthor, ExpandReferenced: ExpandReferenced, ExpandReferencedUsers: ExpandReferencedUsers,
 	ExpandReplyUser: ExpandReplyUser, ExpandMedia: ExpandMedia, ExpandMentions: ExpandMentions,
 	ExpandEditHistory: ExpandEditHistory, "edit_history_post_ids": ExpandEditHistory, "referenced_posts": ExpandReferenced,
-	"attachments.poll_ids": "", "geo.place_id": "", "article.cover_media": "", "article.media_entities": "",
+	ExpandPoll: ExpandPoll, ExpandPlace: ExpandPlace, "article.cover_media": "", "article.media_entities": "",
 	"attachments.media_source_tweet": "", "username": "",
+}
+
+// linkMentions is the pseudo field showing only a post's mention entities:
+// the link of entities.mentions.username when entities was not asked for.
+const linkMentions = "entities.mentions"
+
+// expansionLinks are the fields each expansion brings into every post (in
+// data and includes.tweets) or user it shows, so a client can join the
+// object to what the expansion put in includes (the author_id beside
+// includes.users, as on the platform). referenced_tweets.id.author_id
+// links twice: the referenced posts, then their authors. Aviary has no
+// polls, so attachments.poll_ids has nothing to link.
+var expansionLinks = map[string][]string{
+	ExpandAuthor:          {"author_id"},
+	ExpandReferenced:      {"referenced_tweets"},
+	ExpandReferencedUsers: {"referenced_tweets", "author_id"},
+	ExpandReplyUser:       {"in_reply_to_user_id"},
+	ExpandMedia:           {"attachments"},
+	ExpandPlace:           {"geo"},
+	ExpandMentions:        {linkMentions},
+	ExpandEditHistory:     {"edit_history_tweet_ids"},
+	ExpandPinned:          {"pinned_tweet_id"},
 }
 
 // userExpansions are the expansions of endpoints answering with users.
@@ -100,10 +128,10 @@ var (
 )
 
 // TweetParams are the query parameters of endpoints answering with posts.
-var TweetParams = []string{TweetFieldsParam, UserFieldsParam, MediaFieldsParam, PollFieldsParam, PlaceFieldsParam, ExpansionsParam}
+var TweetParams = []string{TweetFieldsParam, PostFieldsParam, UserFieldsParam, MediaFieldsParam, PollFieldsParam, PlaceFieldsParam, ExpansionsParam}
 
 // UserParams are the query parameters of endpoints answering with users.
-var UserParams = []string{UserFieldsParam, TweetFieldsParam, ExpansionsParam}
+var UserParams = []string{UserFieldsParam, TweetFieldsParam, PostFieldsParam, ExpansionsParam}
 
 // Options are what a request asked to see.
 type Options struct {
@@ -134,17 +162,21 @@ func parseOptions(r *http.Request, expansions map[string]string, names []string)
 		return Options{}, httpx.FieldErrors([]validation.FieldError{{Field: "query", Message: err.Error()}})
 	}
 	var errs []validation.FieldError
-	set := func(param string, obj httpx.ObjectFields) httpx.FieldSet {
+	list := func(param string, obj httpx.ObjectFields) []string {
 		if !q.Has(param) {
-			return obj.With()
+			return nil
 		}
 		items, e := validation.FieldList(param, q.Get(param), obj.Allowed)
 		errs = append(errs, e...)
-		return obj.With(items...)
+		return items
 	}
-	o := Options{Tweet: set(TweetFieldsParam, TweetFields), User: set(UserFieldsParam, UserFields), Media: set(MediaFieldsParam, MediaFields)}
-	set(PollFieldsParam, PollFields)
-	set(PlaceFieldsParam, PlaceFields)
+	// Each name is checked on its own, so an error names the parameter the
+	// client sent; given both, the post shows their union.
+	tweet := append(list(TweetFieldsParam, TweetFields), list(PostFieldsParam, TweetFields)...)
+	user := list(UserFieldsParam, UserFields)
+	o := Options{Media: MediaFields.With(list(MediaFieldsParam, MediaFields)...)}
+	list(PollFieldsParam, PollFields)
+	list(PlaceFieldsParam, PlaceFields)
 	o.Expand = map[string]bool{}
 	if q.Has(ExpansionsParam) {
 		items, e := validation.FieldList(ExpansionsParam, q.Get(ExpansionsParam), names)
@@ -155,7 +187,20 @@ func parseOptions(r *http.Request, expansions map[string]string, names []string)
 			}
 		}
 	}
+	links := o.links()
+	o.Tweet = TweetFields.With(append(tweet, links...)...)
+	o.User = UserFields.With(append(user, links...)...)
 	return o, httpx.FieldErrors(errs)
+}
+
+// links are the fields o's expansions bring into the objects shown (post
+// and user links never share a name, so one list serves both).
+func (o Options) links() []string {
+	var out []string
+	for name := range o.Expand {
+		out = append(out, expansionLinks[name]...)
+	}
+	return out
 }
 
 func keys(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -23,9 +23,23 @@ func TestParseTweetOptions(t *testing.T) {
 		{query: "", wantField: "edit_history_tweet_ids"},
 		{query: "tweet.fields=author_id,lang", wantField: "lang"},
 		{query: "expansions=referenced_posts,edit_history_post_ids", expand: []string{ExpandEditHistory, ExpandReferenced}},
-		{query: "expansions=geo.place_id", expand: nil},
+		{query: "expansions=geo.place_id", expand: []string{ExpandPlace}, wantField: "geo"},
+		{query: "expansions=article.cover_media", expand: nil},
 		{query: "tweet.fields=nope&expansions=author_id,nah&user.fields=", badParams: []string{"expansions", "tweet.fields", "user.fields"}},
 		{query: "tweet.fields=lang,lang", badParams: []string{"tweet.fields"}},
+		// post.fields, the description's name, is read and checked like tweet.fields.
+		{query: "post.fields=author_id,created_at", wantField: "created_at"},
+		{query: "tweet.fields=lang&post.fields=source", wantField: "lang,source"},
+		{query: "tweet.fields=lang&post.fields=lang", wantField: "lang"},
+		{query: "post.fields=nope", badParams: []string{"post.fields"}},
+		{query: "post.fields=", badParams: []string{"post.fields"}},
+		{query: "post.fields=lang,lang&tweet.fields=lang", badParams: []string{"post.fields"}},
+		{query: "post.fields=secret&tweet.fields=hidden", badParams: []string{"post.fields", "tweet.fields"}},
+		// An expansion shows its link in the post.
+		{query: "expansions=author_id", expand: []string{ExpandAuthor}, wantField: "author_id"},
+		{query: "expansions=referenced_tweets.id.author_id", expand: []string{ExpandReferencedUsers}, wantField: "referenced_tweets,author_id"},
+		{query: "expansions=attachments.media_keys,in_reply_to_user_id", expand: []string{ExpandMedia, ExpandReplyUser}, wantField: "attachments,in_reply_to_user_id"},
+		{query: "expansions=entities.mentions.username", expand: []string{ExpandMentions}, wantField: linkMentions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -60,13 +74,35 @@ func TestParseTweetOptions(t *testing.T) {
 			if !slices.Equal(expand, tc.expand) {
 				t.Errorf("expansions %v, want %v", expand, tc.expand)
 			}
-			if tc.wantField != "" && !o.Tweet.Has(tc.wantField) {
-				t.Errorf("field %s not shown", tc.wantField)
+			for _, f := range strings.Split(tc.wantField, ",") {
+				if f != "" && !o.Tweet.Has(f) {
+					t.Errorf("field %s not shown", f)
+				}
 			}
 			if !o.Tweet.Has("id") || !o.User.Has("username") || !o.Media.Has("media_key") {
 				t.Error("a default field is missing")
 			}
 		})
+	}
+}
+
+// TestParseOptionsNamesTheParameterSent: a bad post.fields value is
+// reported under post.fields, in the message and the parameters echoed.
+func TestParseOptionsNamesTheParameterSent(t *testing.T) {
+	for _, param := range []string{TweetFieldsParam, PostFieldsParam} {
+		_, err := ParseTweetOptions(httptest.NewRequest("GET", "/2/tweets?"+param+"=author_id,secret", nil))
+		var e *apierr.Error
+		if !errorsAs(err, &e) || len(e.Params) != 1 {
+			t.Fatalf("%s: err = %v, want one invalid parameter", param, err)
+		}
+		p := e.Params[0]
+		if !slices.Equal(p.Parameters[param], []string{"secret"}) || len(p.Parameters) != 1 || !strings.Contains(p.Message, "`"+param+"`") {
+			t.Errorf("%s: error %+v, want it to name %s and echo [secret]", param, p, param)
+		}
+	}
+	o, err := ParseUserOptions(httptest.NewRequest("GET", "/2/users/me?post.fields=created_at&expansions=pinned_tweet_id", nil))
+	if err != nil || !o.Tweet.Has("created_at") || !o.User.Has("pinned_tweet_id") {
+		t.Errorf("user options = %+v, %v; want post.fields read and pinned_tweet_id linked", o, err)
 	}
 }
 
@@ -96,6 +132,22 @@ func TestEditControls(t *testing.T) {
 				t.Errorf("got %+v, want eligible %v, remaining %d, until %s", c, tc.eligible, tc.remaining, tc.editableUntil)
 			}
 		})
+	}
+}
+
+// TestRenderMentionLink: the entities.mentions.username expansion shows
+// the mentions, not the post's other entities.
+func TestRenderMentionLink(t *testing.T) {
+	p := storage.Post{ID: 10, Text: "@bo #go", Entities: storage.Entities{
+		Mentions: []storage.MentionEntity{{Start: 0, End: 3, Username: "bo", UserID: 4}},
+		Hashtags: []storage.TagEntity{{Start: 4, End: 7, Tag: "go"}}}}
+	got := renderTweet(p, tweetContext{fields: TweetFields.With(linkMentions)})
+	if got.Entities == nil || len(got.Entities.Mentions) != 1 || got.Entities.Mentions[0].ID != "4" || got.Entities.Hashtags != nil {
+		t.Errorf("entities = %+v, want the mention only", got.Entities)
+	}
+	if plain := renderTweet(storage.Post{ID: 11, Text: "#go", Entities: storage.Entities{Hashtags: p.Entities.Hashtags}},
+		tweetContext{fields: TweetFields.With(linkMentions)}); plain.Entities != nil {
+		t.Errorf("a post without mentions shows entities %+v", plain.Entities)
 	}
 }
 

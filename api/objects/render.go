@@ -198,6 +198,8 @@ func renderTweet(p storage.Post, c tweetContext) Tweet {
 	}
 	if f.Has("entities") && !p.Entities.Empty() {
 		t.Entities = renderEntities(p.Entities)
+	} else if f.Has(linkMentions) && len(p.Entities.Mentions) > 0 {
+		t.Entities = &Entities{Mentions: renderEntities(storage.Entities{Mentions: p.Entities.Mentions}).Mentions}
 	}
 	if f.Has("public_metrics") {
 		m := p.Metrics
