@@ -122,12 +122,20 @@ var openapiCases = []openapiCase{
 	{name: "lookup posts: malformed id", method: "GET", path: "/2/tweets?ids=x", authz: "bearer", status: 400},
 	{name: "lookup posts: unknown field", method: "GET", path: "/2/tweets?ids=1&tweet.fields=nope", authz: "bearer", status: 400},
 	{name: "lookup posts: no credentials", method: "GET", path: "/2/tweets?ids=1", status: 401},
+	// post.fields (the description's name) and the links expansions bring into data and includes.tweets.
+	{name: "lookup posts with post.fields", method: "GET", path: "/2/tweets?ids={kept},{reply}&post.fields=" + allTweetFields, authz: "bearer", status: 200},
+	{name: "lookup post with both fields names", method: "GET", path: "/2/tweets/{reply}?post.fields=created_at,lang&tweet.fields=author_id,lang", authz: "bearer", status: 200},
+	{name: "lookup post: expansion links only", method: "GET", path: "/2/tweets/{reply}?expansions=" + allTweetExpansions, authz: "bearer", status: 200},
+	{name: "lookup posts: expansion links, description spellings", method: "GET", path: "/2/tweets?ids={reply}&expansions=referenced_posts,edit_history_post_ids,author_id&post.fields=id", authz: "oauth:reader", status: 200},
+	{name: "lookup post: unknown post.fields value", method: "GET", path: "/2/tweets/{kept}?post.fields=secret", authz: "bearer", status: 400},
 	// POST /2/tweets: replies
 	{name: "create reply", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"more","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 201},
 	{name: "create reply: not summoned", method: "POST", path: "/2/tweets", authz: "oauth:reader", body: `{"text":"hi","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 403},
 	// Users
 	{name: "users me", method: "GET", path: "/2/users/me?user.fields=" + allUserFields + "&expansions=pinned_tweet_id&tweet.fields=created_at", authz: "oauth:author", status: 200},
 	{name: "user by id", method: "GET", path: "/2/users/{author}?expansions=pinned_tweet_id", authz: "bearer", status: 200},
+	{name: "user by id: pinned post with post.fields", method: "GET", path: "/2/users/{author}?expansions=pinned_post_id&post.fields=created_at,attachments", authz: "bearer", status: 200},
+	{name: "users by usernames: post.fields", method: "GET", path: "/2/users/by?usernames=author&expansions=pinned_tweet_id&post.fields=author_id", authz: "bearer", status: 200},
 	{name: "user by id: unknown", method: "GET", path: "/2/users/42", authz: "bearer", status: 200},
 	{name: "users by ids", method: "GET", path: "/2/users?ids={author},42&user.fields=public_metrics", authz: "bearer", status: 200},
 	{name: "user by username", method: "GET", path: "/2/users/by/username/author", authz: "bearer", status: 200},
@@ -142,6 +150,9 @@ var openapiCases = []openapiCase{
 	{name: "undo repost", method: "DELETE", path: "/2/users/{reader}/retweets/{kept}", authz: "oauth:reader", status: 200},
 	// Search and counts
 	{name: "search recent", method: "GET", path: "/2/tweets/search/recent?query=fixture&max_results=10&tweet.fields=author_id,created_at,public_metrics&expansions=author_id", authz: "bearer", status: 200},
+	{name: "search recent with post.fields and expansion links", method: "GET", path: "/2/tweets/search/recent?query=fixture&post.fields=created_at&expansions=" + allTweetExpansions, authz: "bearer", status: 200},
+	{name: "search all with post.fields", method: "GET", path: "/2/tweets/search/all?query=fixture&post.fields=author_id,public_metrics&expansions=author_id", authz: "bearer", status: 200},
+	{name: "search recent: unknown post.fields value", method: "GET", path: "/2/tweets/search/recent?query=fixture&post.fields=secret", authz: "bearer", status: 400},
 	{name: "search recent: paged", method: "GET", path: "/2/tweets/search/recent?query=fixture%20OR%20more&max_results=10&sort_order=relevancy", authz: "oauth:reader", status: 200},
 	{name: "search recent: none", method: "GET", path: "/2/tweets/search/recent?query=nomatch", authz: "bearer", status: 200},
 	{name: "search recent: bad query", method: "GET", path: "/2/tweets/search/recent?query=(a", authz: "bearer", status: 400},
@@ -171,7 +182,9 @@ var openapiCases = []openapiCase{
 const (
 	allTweetFields = "attachments,author_id,conversation_id,created_at,display_text_range,edit_controls,edit_history_tweet_ids,entities,geo," +
 		"in_reply_to_user_id,lang,paid_partnership,possibly_sensitive,public_metrics,referenced_tweets,reply_settings,source"
-	allUserFields = "created_at,description,location,pinned_tweet_id,profile_image_url,protected,public_metrics,url,verified,verified_type"
+	allUserFields      = "created_at,description,location,pinned_tweet_id,profile_image_url,protected,public_metrics,url,verified,verified_type"
+	allTweetExpansions = "author_id,referenced_tweets.id,referenced_tweets.id.author_id,in_reply_to_user_id,attachments.media_keys," +
+		"attachments.poll_ids,geo.place_id,entities.mentions.username,edit_history_tweet_ids"
 	allNewsFields = "category,cluster_posts_results,contexts,disclaimer,hook,id,keywords,name,summary,updated_at,last_updated_at_ms"
 )
 
@@ -278,7 +291,7 @@ func openapiFixtures(t *testing.T, b *bundle) map[string]string {
 		storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"})
 	kept := post()
 	reply := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json",
-		[]byte(`{"text":"fixture @reader #tag https://example.com $CASH","media":{"media_ids":["`+id(photo.ID)+`"]},"reply":{"in_reply_to_tweet_id":"`+kept+`"}}`))
+		[]byte(`{"text":"fixture @reader #tag https://example.com $CASH","media":{"media_ids":["`+id(photo.ID)+`"]},"reply":{"in_reply_to_tweet_id":"`+kept+`"},"geo":{"place_id":"01a9a39529b27f36"}}`))
 	if reply.status != 201 {
 		t.Fatalf("create fixture reply: %d %s", reply.status, reply.raw)
 	}
