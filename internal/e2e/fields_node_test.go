@@ -14,6 +14,19 @@ const (
 	xdkVersion = "0.6.6"
 )
 
+// aviaryInputAndPluginJS reads a script's input and defines aviary, the
+// twitter-api-v2 plugin pointing the library's fixed https://api.x.com/2/
+// prefix at Aviary (before the request is signed).
+const aviaryInputAndPluginJS = `const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
+const prefix = 'https://api.x.com/2/';
+const aviary = {
+  onBeforeRequestConfig({ params }) {
+    if (!params.url.startsWith(prefix)) throw new Error('unexpected URL ' + params.url);
+    params.url = cfg.base + '/2/' + params.url.slice(prefix.length);
+  },
+};
+`
+
 // fieldsScript reads posts and users with the official SDK
 // @xdevplatform/xdk (which sends post.fields, never tweet.fields, and
 // turns the answer's snake_case keys into camelCase) and with
@@ -23,16 +36,7 @@ const (
 const fieldsScript = `'use strict';
 const { Client, ApiError } = require('@xdevplatform/xdk');
 const { TwitterApi, TwitterV2IncludesHelper } = require('twitter-api-v2');
-
-const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
-const prefix = 'https://api.x.com/2/';
-const aviary = {
-  onBeforeRequestConfig({ params }) {
-    if (!params.url.startsWith(prefix)) throw new Error('unexpected URL ' + params.url);
-    params.url = cfg.base + '/2/' + params.url.slice(prefix.length);
-  },
-};
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+` + aviaryInputAndPluginJS + `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function failure(promise) {
   try {
