@@ -64,12 +64,12 @@ func (v videoInfo) pixels() int64 {
 }
 
 // pixelRate is width x height x frames per second: the frames counted
-// over the duration, or the container's average rate when either is
-// unknown.
+// over the duration (the work, whatever a header claims), or the
+// container's average rate when either is unknown.
 func (v videoInfo) pixelRate() float64 {
 	fps := v.fps
 	if v.frames > 0 && v.duration > 0 {
-		fps = max(fps, float64(v.frames)/v.duration.Seconds())
+		fps = float64(v.frames) / v.duration.Seconds()
 	}
 	return float64(v.width) * float64(v.height) * fps
 }
