@@ -20,6 +20,9 @@ const (
 	outcomeSuccess = "success"
 	outcomeRetry   = "retry"
 	outcomeFailed  = "failed"
+	// outcomeDeferred: the handler had no room for the task (media
+	// slots) and asynq puts it back without counting an attempt.
+	outcomeDeferred = "deferred"
 )
 
 type taskMetrics struct {
@@ -68,6 +71,8 @@ func outcome(a attempt, err error) string {
 	switch {
 	case err == nil:
 		return outcomeSuccess
+	case errors.Is(err, tasks.ErrDeferred):
+		return outcomeDeferred
 	case finalAttempt(a.retried, a.maxRetry, err):
 		return outcomeFailed
 	}
@@ -97,6 +102,8 @@ func runLevel(outcome string, err error) slog.Level {
 	switch {
 	case outcome == outcomeSuccess:
 		return slog.LevelInfo
+	case outcome == outcomeDeferred:
+		return slog.LevelDebug
 	case outcome == outcomeFailed && !errors.Is(err, tasks.ErrClientInput):
 		return slog.LevelError
 	}

@@ -3,10 +3,13 @@ package workers
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/tasks"
 )
 
 // samples draws RetryDelay n times for retry count retried.
@@ -93,4 +96,28 @@ func minOf(ds []time.Duration) time.Duration {
 		m = min(m, d)
 	}
 	return m
+}
+
+// TestDeferredRun: a run deferred for want of room (media slots) is not a
+// failed attempt, is tried again within 1-2 s whatever its retry count,
+// and is logged at Debug as outcome "deferred".
+func TestDeferredRun(t *testing.T) {
+	err := fmt.Errorf("media 7 (video): %w", tasks.ErrDeferred)
+	if isFailure(err) || !isFailure(errors.New("boom")) {
+		t.Errorf("isFailure(deferred) = %v, isFailure(other) = %v; want false, true", isFailure(err), isFailure(errors.New("boom")))
+	}
+	for _, retried := range []int{0, 5, 20} {
+		for _, d := range samples(retried, 50, err) {
+			if d < time.Second || d > 2*time.Second {
+				t.Fatalf("deferred delay after %d retries = %s, want 1-2 s", retried, d)
+			}
+		}
+	}
+	a := attempt{retried: 8, maxRetry: 8}
+	if got := outcome(a, err); got != outcomeDeferred {
+		t.Errorf("outcome = %q, want %q", got, outcomeDeferred)
+	}
+	if got := runLevel(outcomeDeferred, err); got != slog.LevelDebug {
+		t.Errorf("runLevel = %v, want Debug", got)
+	}
 }

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/tasks"
 )
 
 // ServerConfig configures the asynq server of a worker process.
@@ -51,15 +53,24 @@ func NewServer(redis asynq.RedisConnOpt, cfg ServerConfig) *asynq.Server {
 		Concurrency:       cfg.Concurrency,
 		ShutdownTimeout:   cfg.ShutdownTimeout,
 		RetryDelayFunc:    RetryDelay,
+		IsFailure:         isFailure,
 		Logger:            slogAdapter{cfg.Logger},
 		LogLevel:          asynq.InfoLevel,
 	})
 }
 
-// RetryDelay is the backoff between attempts of a failed task.
+// isFailure tells asynq which errors count as a failed attempt: a run
+// deferred for want of room (tasks.ErrDeferred) does not.
+func isFailure(err error) bool { return !errors.Is(err, tasks.ErrDeferred) }
+
+// RetryDelay is the backoff between attempts of a failed task; a deferred
+// run is tried again after 1-2 s.
 func RetryDelay(n int, err error, _ *asynq.Task) time.Duration {
 	if errors.Is(err, asynq.ErrLeaseExpired) {
 		return time.Second
+	}
+	if errors.Is(err, tasks.ErrDeferred) {
+		return time.Second + rand.N(time.Second)
 	}
 	base := 2 * time.Second << min(n, 10)
 	if base > 10*time.Minute {

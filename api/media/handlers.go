@@ -161,8 +161,64 @@ func (m *Module) finalize(w http.ResponseWriter, r *http.Request) error {
 		return fmt.Errorf("finalize media %d: %w", id, err)
 	}
 	m.Logger.InfoContext(ctx, "media upload finalized", "media_id", media.ID, "user_id", media.OwnerID, "bytes", media.TotalBytes)
+	return m.answerFinalized(w, r, media)
+}
+
+// answerFinalized enqueues the processing of media, just finalized, waits
+// for it when it is an image (settle) and answers: an image that
+// succeeded without processing_info (usable at once, as on the platform),
+// one that failed with a 400, anything else with its processing_info.
+func (m *Module) answerFinalized(w http.ResponseWriter, r *http.Request, media storage.Media) error {
+	ctx := r.Context()
 	m.enqueue(context.WithoutCancel(ctx), media.ID)
-	return httpx.WriteJSON(w, http.StatusOK, mediaResponse{Data: render(media, now)})
+	media = m.settle(ctx, media)
+	if media.Kind == storage.MediaPhoto && media.State == storage.MediaFailed {
+		return apierr.InvalidParam("media", fmt.Sprintf("Media %d cannot be used: %s", media.ID, media.ErrorMessage), httpx.FormatID(media.ID))
+	}
+	obj := render(media, m.Clock())
+	if media.Kind == storage.MediaPhoto && media.State == storage.MediaSucceeded {
+		obj.ProcessingInfo = nil
+	}
+	return httpx.WriteJSON(w, http.StatusOK, mediaResponse{Data: obj})
+}
+
+// Polling of settle: from settleFirstPoll, doubling up to settleMaxPoll.
+const (
+	settleFirstPoll = 10 * time.Millisecond
+	settleMaxPoll   = 200 * time.Millisecond
+)
+
+// settle waits, at most ImageWait, for the worker to process media when
+// it is an image (docs/media-upload.md, "Images at finalize"), reading
+// its record; it returns the newest record it read. Anything else, no
+// queue, or a wait of 0 returns media as is. When the wait runs out the
+// answer is pending (or in_progress) with processing_info, the
+// platform's sign to poll STATUS; processing goes on.
+func (m *Module) settle(ctx context.Context, media storage.Media) storage.Media {
+	if media.Kind != storage.MediaPhoto || m.Queue == nil || m.ImageWait <= 0 {
+		return media
+	}
+	ctx, cancel := context.WithTimeout(ctx, m.ImageWait)
+	defer cancel()
+	poll := settleFirstPoll
+	for {
+		select {
+		case <-ctx.Done():
+			m.Logger.WarnContext(ctx, "image not processed within the finalize wait; answered as processing", "media_id", media.ID,
+				"state", media.State, "wait", m.ImageWait)
+			return media
+		case <-time.After(poll):
+		}
+		poll = min(2*poll, settleMaxPoll)
+		got, err := m.Store.Media(ctx, media.ID)
+		if err != nil {
+			continue // the deadline decides; a slow read is retried
+		}
+		media = got
+		if media.State.Final() {
+			return media
+		}
+	}
 }
 
 // incomplete is the 400 of a finalize whose segments do not make up the

@@ -28,7 +28,8 @@ const (
 	// initializeMaxBody caps initialize's JSON object.
 	initializeMaxBody = 1 << 20
 	// appendMaxBody caps one append request: a 5 MiB segment, base64-encoded
-	// in JSON (4/3 of it) or in a multipart form, plus the envelope.
+	// in JSON (4/3 of it) or in a multipart form, plus the envelope. The
+	// one-shot upload has the same cap (its media is one segment).
 	appendMaxBody = 8 << 20
 )
 
@@ -39,7 +40,11 @@ type Deps struct {
 	// Queue, when set, receives a finalized upload's processing task at
 	// once. Nil, or an enqueue that fails, leaves it to the workers' media
 	// sweeper (the fallback).
-	Queue     Enqueuer
+	Queue Enqueuer
+	// ImageWait is how long an image's finalize (or one-shot upload)
+	// waits for the worker's result before answering pending (0: it does
+	// not wait). See settle.
+	ImageWait time.Duration
 	Validator *validation.Validator
 	Logger    *slog.Logger
 	Clock     func() time.Time
@@ -90,6 +95,15 @@ func (m *Module) Routes() []httpx.Endpoint {
 			Auth:    auth.UserContext.Writes(),
 			Limit:   httpx.Limit{Name: "media_upload_finalize", Requests: 500, Scope: httpx.PerUser},
 			Handle:  m.finalize,
+		},
+		{
+			// The one-shot upload: initialize, one append and finalize in
+			// one request (upload.go), for media of at most one segment.
+			Pattern: "POST /2/media/upload",
+			Auth:    auth.UserContext.Writes(),
+			Limit:   httpx.Limit{Name: "media_upload", Requests: 500, Scope: httpx.PerUser},
+			Body:    httpx.Body{MaxBytes: appendMaxBody, Types: []string{httpx.ContentJSON, httpx.ContentMultipart}},
+			Handle:  m.upload,
 		},
 		{
 			Pattern: "GET /2/media/upload",

@@ -52,7 +52,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
-		Media:  media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, Validator: val, Logger: log}),
+		Media:  media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
 		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
 		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
 		Search: search.New(search.Deps{Store: b.apiDB}),

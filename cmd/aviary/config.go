@@ -64,6 +64,12 @@ type config struct {
 	InsightsPairSample int
 	// NewsInterval is how often workers refresh the news stories.
 	NewsInterval time.Duration
+	// Media processing budgets (docs/media-upload.md).
+	MediaVideoMaxPixelRate int64
+	MediaVideoMaxPixels    int64
+	MediaVideoSlots        int
+	MediaImageSlots        int
+	MediaImageWait         time.Duration
 }
 
 // setting describes one configuration variable (README lists them all).
@@ -88,6 +94,9 @@ func (c *config) settings() []setting {
 	}
 	float := func(p *float64) func(*flag.FlagSet, string, string) {
 		return func(fs *flag.FlagSet, n, h string) { fs.Float64Var(p, n, 0, h) }
+	}
+	integer64 := func(p *int64) func(*flag.FlagSet, string, string) {
+		return func(fs *flag.FlagSet, n, h string) { fs.Int64Var(p, n, 0, h) }
 	}
 	size := func(p *int64) func(*flag.FlagSet, string, string) {
 		return func(fs *flag.FlagSet, n, h string) { fs.Var((*byteSize)(p), n, h) }
@@ -129,6 +138,11 @@ func (c *config) settings() []setting {
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
 		{"AVIARY_INSIGHTS_PAIR_SAMPLE", "insights-pair-sample", "16", "aviary worker: one post in this many (chosen by a hash of its id) feeds the co-occurrence pairs behind related keywords; 1: every post (docs/insights.md)", integer(&c.InsightsPairSample)},
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
+		{"AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE", "media-video-max-pixel-rate", strconv.FormatInt(tasks.MediaVideoMaxPixelRate, 10), "aviary worker: largest width x height x frames per second of a video processed; more fails at once with LimitExceeded (docs/media-upload.md)", integer64(&c.MediaVideoMaxPixelRate)},
+		{"AVIARY_MEDIA_VIDEO_MAX_PIXELS", "media-video-max-pixels", strconv.FormatInt(tasks.MediaVideoMaxPixels, 10), "aviary worker: largest width x height x frames (all frames) of a video processed; more fails at once with LimitExceeded", integer64(&c.MediaVideoMaxPixels)},
+		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
+		{"AVIARY_MEDIA_IMAGE_SLOTS", "media-image-slots", "0", "aviary worker: task slots images and subtitles may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaImageSlots)},
+		{"AVIARY_MEDIA_IMAGE_WAIT", "media-image-wait", "10s", "aviary api: how long an image's finalize (or one-shot upload) waits for the worker's result before answering pending; 0: never waits", duration(&c.MediaImageWait)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -220,6 +234,11 @@ func (c *config) validate() error {
 		{c.NewsInterval > 0, "AVIARY_NEWS_INTERVAL (-news-interval)", "a positive duration", c.NewsInterval},
 		{c.InsightsPairSample >= 1, "AVIARY_INSIGHTS_PAIR_SAMPLE (-insights-pair-sample)", "at least 1", c.InsightsPairSample},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
+		{c.MediaVideoMaxPixelRate >= 1, "AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE (-media-video-max-pixel-rate)", "at least 1", c.MediaVideoMaxPixelRate},
+		{c.MediaVideoMaxPixels >= 1, "AVIARY_MEDIA_VIDEO_MAX_PIXELS (-media-video-max-pixels)", "at least 1", c.MediaVideoMaxPixels},
+		{c.MediaVideoSlots >= 0, "AVIARY_MEDIA_VIDEO_SLOTS (-media-video-slots)", "0 (a quarter of the concurrency) or more", c.MediaVideoSlots},
+		{c.MediaImageSlots >= 0, "AVIARY_MEDIA_IMAGE_SLOTS (-media-image-slots)", "0 (a quarter of the concurrency) or more", c.MediaImageSlots},
+		{c.MediaImageWait >= 0, "AVIARY_MEDIA_IMAGE_WAIT (-media-image-wait)", "0 or a positive duration", c.MediaImageWait},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 	}
 	var errs []error
@@ -229,6 +248,20 @@ func (c *config) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// mediaSlots is the worker's media.Slots: each class gets its setting, or
+// a quarter of the concurrency (at least 1) when it is 0.
+func (c *config) mediaSlots() (video, image int) {
+	auto := max(1, c.WorkerConcurrency/4)
+	video, image = c.MediaVideoSlots, c.MediaImageSlots
+	if video == 0 {
+		video = auto
+	}
+	if image == 0 {
+		image = auto
+	}
+	return video, image
 }
 
 // blobDriver resolves the effective blob driver.

@@ -61,7 +61,14 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		// to the uploads sweeper instead of waiting for its tick.
 		processor.Next = startSweepers(sctx, &wg, cfg, b, log)
 	}
-	mediaProcessor := &media.Processor{Store: b.db, Blobs: b.blobs, Logger: log}
+	videoSlots, imageSlots := cfg.mediaSlots()
+	mediaProcessor := &media.Processor{Store: b.db, Blobs: b.blobs, Logger: log,
+		VideoMaxPixelRate: cfg.MediaVideoMaxPixelRate, VideoMaxPixels: cfg.MediaVideoMaxPixels,
+		Slots: media.Slots{Video: videoSlots, Image: imageSlots}}
+	if tasks.MediaTranscodeTimeout(cfg.MediaVideoMaxPixels) > tasks.MediaTaskTimeout {
+		log.Warn("AVIARY_MEDIA_VIDEO_MAX_PIXELS allows transcodes longer than the media task timeout: such videos time out and are retried",
+			"transcode", tasks.MediaTranscodeTimeout(cfg.MediaVideoMaxPixels), "task_timeout", tasks.MediaTaskTimeout)
+	}
 	// Working files of a worker killed mid-task on this machine.
 	if n, err := mediaProcessor.RemoveStale(tasks.MediaTaskTimeout + 10*time.Minute); err != nil {
 		log.Warn("remove stale media working directories", "err", err)

@@ -28,10 +28,14 @@ type probeStream struct {
 	Width     int    `json:"width"`
 	Height    int    `json:"height"`
 	Duration  string `json:"duration"`
-	// ReadPackets counts the stream's packets (asked for GIFs only, where
-	// a packet is a frame): "" when not counted.
+	// ReadPackets counts the stream's packets, read by the demuxer
+	// without decoding (a packet is a frame of a video stream): "" when
+	// not counted.
 	ReadPackets string `json:"nb_read_packets"`
-	Disposition struct {
+	// AvgFrameRate is the container's average frame rate ("30000/1001",
+	// "0/0" when unknown).
+	AvgFrameRate string `json:"avg_frame_rate"`
+	Disposition  struct {
 		AttachedPic int `json:"attached_pic"`
 	} `json:"disposition"`
 	Tags struct {
@@ -50,7 +54,24 @@ type videoInfo struct {
 	duration time.Duration
 	width    int
 	height   int
-	frames   int // GIFs: the frame count; 0 otherwise
+	frames   int // the video stream's packets (frames); 0 when not counted
+	fps      float64
+}
+
+// pixels is width x height x frames: the work a transcode does.
+func (v videoInfo) pixels() int64 {
+	return int64(v.width) * int64(v.height) * int64(max(v.frames, 1))
+}
+
+// pixelRate is width x height x frames per second: the frames counted
+// over the duration (the work, whatever a header claims), or the
+// container's average rate when either is unknown.
+func (v videoInfo) pixelRate() float64 {
+	fps := v.fps
+	if v.frames > 0 && v.duration > 0 {
+		fps = float64(v.frames) / v.duration.Seconds()
+	}
+	return float64(v.width) * float64(v.height) * fps
 }
 
 // containerFormats are the ffprobe format names each video media_type may
@@ -62,11 +83,10 @@ var containerFormats = map[string][]string{
 
 // probe runs ffprobe on path. Bytes ffprobe cannot read are a client error.
 func (p *Processor) probe(ctx context.Context, path, mediaType string) (probeResult, error) {
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}
-	if mediaType == "image/gif" {
-		// Count the frames: the demuxer only, no decoding.
-		args = append(args, "-count_packets")
-	}
+	// -count_packets counts the frames: the demuxer reads the file, no
+	// frame is decoded (the work budget needs the real count, not what a
+	// header claims).
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams", "-count_packets"}
 	cmd := command(ctx, p.ffprobe(), append(args, path)...)
 	stderr := &tailBuffer{}
 	cmd.Stderr = stderr
@@ -114,6 +134,7 @@ func inspect(res probeResult, mediaType string) (videoInfo, error) {
 		info.width, info.height = info.height, info.width
 	}
 	info.frames, _ = strconv.Atoi(info.video.ReadPackets)
+	info.fps = parseRate(info.video.AvgFrameRate)
 	info.duration = parseSeconds(res.Format.Duration)
 	if info.duration <= 0 {
 		info.duration = parseSeconds(info.video.Duration)
@@ -151,6 +172,18 @@ func parseSeconds(s string) time.Duration {
 		return 0
 	}
 	return time.Duration(f * float64(time.Second))
+}
+
+// parseRate reads ffprobe's "num/den" frame rate; anything else ("0/0",
+// "") is 0.
+func parseRate(s string) float64 {
+	num, den, ok := strings.Cut(s, "/")
+	n, err1 := strconv.ParseFloat(num, 64)
+	d, err2 := strconv.ParseFloat(den, 64)
+	if !ok || err1 != nil || err2 != nil || d <= 0 || n <= 0 || math.IsInf(n/d, 0) {
+		return 0
+	}
+	return n / d
 }
 
 // tailBuffer keeps the last 4 KiB written to it (a command's stderr).

@@ -51,6 +51,14 @@ type Processor struct {
 	// decode waits for room, and one that could never fit fails with
 	// code 2.
 	DecodeBudget int64
+	// VideoMaxPixelRate and VideoMaxPixels are a video's work budget:
+	// width x height x frames per second, and over all frames (defaults
+	// tasks.MediaVideoMaxPixelRate and tasks.MediaVideoMaxPixels).
+	VideoMaxPixelRate int64
+	VideoMaxPixels    int64
+	// Slots caps the tasks of each class (videos and animated GIFs;
+	// photos and subtitles) this worker runs at once (see slots.go).
+	Slots Slots
 
 	budgetOnce sync.Once
 	budget     *semaphore.Weighted
@@ -103,6 +111,11 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	if err != nil {
 		return err
 	}
+	release, err := p.Slots.take(ctx, p.Store, payload.MediaID)
+	if err != nil {
+		return err
+	}
+	defer release()
 	m, err := p.Store.StartMediaProcessing(ctx, payload.MediaID, p.now())
 	switch {
 	case errors.Is(err, storage.ErrNotFound):

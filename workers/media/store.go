@@ -16,6 +16,7 @@ import (
 // Store is the record access processing needs (storage/postgres.DB
 // satisfies it).
 type Store interface {
+	Media(ctx context.Context, id int64) (storage.Media, error)
 	StartMediaProcessing(ctx context.Context, id int64, at time.Time) (storage.Media, error)
 	MediaSegments(ctx context.Context, id int64) ([]storage.MediaSegment, error)
 	DeleteMediaSegments(ctx context.Context, id int64) error

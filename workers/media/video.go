@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
 )
 
 // evenScale rounds both dimensions up to even numbers (yuv420p needs them).
@@ -94,13 +95,14 @@ const (
 )
 
 // checkFrames holds the video to the processing limits: each side at most
-// MaxVideoSide; for animated GIFs the frame and pixel budgets.
+// MaxVideoSide; for animated GIFs the frame and pixel budgets, for videos
+// the pixel-rate and pixel budgets (the work budget).
 func (p *Processor) checkFrames(info videoInfo, kind string) error {
 	if side := p.maxVideoSide(); info.width > side || info.height > side {
 		return tooLarge("The video is %dx%d pixels; each side may be at most %d.", info.width, info.height, side)
 	}
 	if kind != storage.MediaAnimatedGIF {
-		return nil
+		return p.checkBudget(info)
 	}
 	if info.frames > maxGIFFrames {
 		return tooLarge("The GIF has %d frames; at most %d are allowed.", info.frames, maxGIFFrames)
@@ -109,6 +111,35 @@ func (p *Processor) checkFrames(info videoInfo, kind string) error {
 		return tooLarge("The GIF has %d pixels over its frames (width x height x frames); at most %d are allowed.", pixels, maxGIFPixels)
 	}
 	return nil
+}
+
+// checkBudget holds a video to the work budget: its pixel rate (width x
+// height x frames per second) and its pixels over all frames, so a small
+// file cannot ask for hours of transcoding.
+func (p *Processor) checkBudget(info videoInfo) error {
+	if rate, limit := info.pixelRate(), p.videoMaxPixelRate(); rate > float64(limit) {
+		return tooLarge("The video is %dx%d pixels at %.0f frames per second, %.0f pixels per second; at most %d are allowed.",
+			info.width, info.height, rate/float64(int64(info.width)*int64(info.height)), rate, limit)
+	}
+	if pixels, limit := info.pixels(), p.videoMaxPixels(); pixels > limit {
+		return tooLarge("The video has %d pixels over its %d frames (width x height x frames); at most %d are allowed.",
+			pixels, info.frames, limit)
+	}
+	return nil
+}
+
+func (p *Processor) videoMaxPixelRate() int64 {
+	if p.VideoMaxPixelRate > 0 {
+		return p.VideoMaxPixelRate
+	}
+	return tasks.MediaVideoMaxPixelRate
+}
+
+func (p *Processor) videoMaxPixels() int64 {
+	if p.VideoMaxPixels > 0 {
+		return p.VideoMaxPixels
+	}
+	return tasks.MediaVideoMaxPixels
 }
 
 // aspectRatio is "W:H" reduced by their greatest common divisor.
@@ -139,8 +170,13 @@ func transcodeArgs(in, out string, info videoInfo) []string {
 }
 
 // transcode runs ffmpeg under ctx (cancelling ctx kills it), recording its
-// progress on the media.
+// progress on the media. It may take tasks.MediaTranscodeTimeout of the
+// video's pixels: a video that needs longer fails with code 2 (not
+// retried), so one upload costs at most one such run.
 func (p *Processor) transcode(ctx context.Context, j *job, info videoInfo, out string) error {
+	limit := tasks.MediaTranscodeTimeout(info.pixels())
+	ctx, cancel := context.WithTimeoutCause(ctx, limit, errTranscodeBudget)
+	defer cancel()
 	cmd := command(ctx, p.ffmpeg(), transcodeArgs(j.original, out, info)...)
 	stderr := &tailBuffer{}
 	cmd.Stderr = stderr
@@ -162,6 +198,9 @@ func (p *Processor) transcodeResult(ctx context.Context, err error, stderr *tail
 	if err == nil {
 		return nil
 	}
+	if errors.Is(context.Cause(ctx), errTranscodeBudget) {
+		return tooLarge("The video could not be transcoded within its work budget.")
+	}
 	if ctx.Err() != nil {
 		return fmt.Errorf("ffmpeg stopped: %w", context.Cause(ctx))
 	}
@@ -171,6 +210,9 @@ func (p *Processor) transcodeResult(ctx context.Context, err error, stderr *tail
 	}
 	return fmt.Errorf("ffmpeg: %w: %s", err, stderr.String())
 }
+
+// errTranscodeBudget is the cause of a transcode stopped at its deadline.
+var errTranscodeBudget = errors.New("transcode over its work budget")
 
 // machineFailures are ffmpeg messages that blame the machine, not the
 // input: the task is retried.
