@@ -62,8 +62,8 @@ type levelRecorder struct {
 }
 
 func (l *levelRecorder) Enabled(context.Context, slog.Level) bool { return true }
-func (l *levelRecorder) WithAttrs([]slog.Attr) slog.Handler      { return l }
-func (l *levelRecorder) WithGroup(string) slog.Handler           { return l }
+func (l *levelRecorder) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *levelRecorder) WithGroup(string) slog.Handler            { return l }
 func (l *levelRecorder) Handle(_ context.Context, r slog.Record) error {
 	if r.Message == "http request" {
 		l.mu.Lock()
