@@ -159,11 +159,15 @@ func startLimiter(b *backends, prefix string, errWriter apierr.Writer) *ratelimi
 	return l
 }
 
-// newAuthenticator verifies credentials for requests signed for publicURL.
+// newAuthenticator verifies credentials for requests signed for publicURL
+// (in dev mode, for its loopback spellings too).
 func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apierr.Writer) (*auth.Authenticator, error) {
 	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), publicURL, time.Now, errWriter)
 	if err != nil {
 		return nil, fmt.Errorf("configure authentication: %w", err)
+	}
+	if cfg.dev {
+		authn.AcceptLoopbackSpellings()
 	}
 	return authn, nil
 }

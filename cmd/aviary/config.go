@@ -64,6 +64,12 @@ type config struct {
 	InsightsPairSample int
 	// NewsInterval is how often workers refresh the news stories.
 	NewsInterval time.Duration
+
+	// dev is set by "aviary dev" (the one-machine development mode, what
+	// make run serves), not by a setting: OAuth 1.0a signatures over the
+	// loopback spellings of a public URL on localhost are accepted too
+	// (docs/auth-and-rate-limits.md).
+	dev bool
 }
 
 // setting describes one configuration variable (README lists them all).
