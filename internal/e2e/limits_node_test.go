@@ -7,15 +7,11 @@ import (
 	"time"
 )
 
-// twitterAPIV2LimitsScript posts with twitter-api-v2 through the address
-// given (a loopback spelling other than the server's public URL's) and
-// reports the rate limits the library parsed from each POST /2/tweets: its
-// generic v2.post with fullResponse (rateLimit with day and userDay), then
-// its v2.tweet helper until the user's 24-hour limit refuses a post (the
-// library's ApiResponseError, with the same rateLimit). The plugin points
-// the library's https://api.x.com/2/ prefix at Aviary before the request
-// is signed, so the library signs over the address it calls.
-const twitterAPIV2LimitsScript = `'use strict';
+// twitterAPIV2Prelude starts a node script driving twitter-api-v2: it
+// loads the library, reads the input (AVIARY_E2E_INPUT) into cfg and
+// defines the plugin aviary, which points the library's fixed
+// https://api.x.com/2/ prefix at cfg.base before the request is signed.
+const twitterAPIV2Prelude = `'use strict';
 const { TwitterApi, ApiResponseError } = require('twitter-api-v2');
 
 const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
@@ -26,7 +22,17 @@ const aviary = {
     params.url = cfg.base + '/2/' + params.url.slice(prefix.length);
   },
 };
+`
 
+// twitterAPIV2LimitsScript posts with twitter-api-v2 through the address
+// given (a loopback spelling other than the server's public URL's) and
+// reports the rate limits the library parsed from each POST /2/tweets: its
+// generic v2.post with fullResponse (rateLimit with day and userDay), then
+// its v2.tweet helper until the user's 24-hour limit refuses a post (the
+// library's ApiResponseError, with the same rateLimit). The plugin rewrites
+// the URL before the request is signed, so the library signs over the
+// address it calls.
+const twitterAPIV2LimitsScript = twitterAPIV2Prelude + `
 async function main() {
   const client = new TwitterApi(
     { appKey: cfg.appKey, appSecret: cfg.appSecret, accessToken: cfg.accessToken, accessSecret: cfg.accessSecret },
