@@ -192,12 +192,16 @@ func (s *Server) logRequest(r *http.Request, route string, rec *statusRecorder, 
 // (A failing readiness check is logged by readyz itself.)
 var probeRoutes = map[string]bool{"GET /healthz": true, "GET /readyz": true, "GET /metrics": true}
 
-// requestLogLevel is the level of a request line: Debug for probes, Error
-// for server errors, else Info.
+// requestLogLevel is the level of a request line: Debug for probes, Warn
+// for 503 (a dependency outage or an overload: expected, documented, the
+// client is told to retry; docs/outages.md), Error for the other server
+// errors, else Info.
 func requestLogLevel(route string, status int) slog.Level {
 	switch {
 	case probeRoutes[route]:
 		return slog.LevelDebug
+	case status == http.StatusServiceUnavailable:
+		return slog.LevelWarn
 	case status >= 500:
 		return slog.LevelError
 	}

@@ -19,6 +19,8 @@ type Authenticator struct {
 	public *url.URL
 	now    func() time.Time
 	writer apierr.Writer
+	// loopback: see AcceptLoopbackSpellings.
+	loopback bool
 }
 
 // New returns an Authenticator. publicBaseURL is the scheme, host and
@@ -39,6 +41,16 @@ func New(store Store, nonces NonceStore, publicBaseURL string, now func() time.T
 		now = time.Now
 	}
 	return &Authenticator{store: store, nonces: nonces, public: public, now: now, writer: w}, nil
+}
+
+// AcceptLoopbackSpellings makes a also accept OAuth 1.0a signatures over
+// the other loopback spellings of a public base URL on a loopback host
+// (localhost, 127.0.0.1, [::1], same scheme, port and path): a development
+// server's clients sign over whichever one they call. Call it before
+// serving; it returns a.
+func (a *Authenticator) AcceptLoopbackSpellings() *Authenticator {
+	a.loopback = true
+	return a
 }
 
 // readOnlyDetail is the detail of the 403 a read-only token gets from an

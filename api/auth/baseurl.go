@@ -82,3 +82,45 @@ func origin(scheme, host string) string {
 func isDefaultPort(scheme, port string) bool {
 	return (scheme == "http" && port == "80") || (scheme == "https" && port == "443")
 }
+
+// loopbackHosts are the spellings of the local machine a client may use
+// for a public URL on localhost (AcceptLoopbackSpellings).
+var loopbackHosts = map[string]bool{"localhost": true, "127.0.0.1": true, "::1": true}
+
+// loopbackBase is the base URL of r over the loopback spelling the client
+// used, when public is on a loopback host and r addresses another spelling
+// of it (same port): a client of a development server that calls
+// http://127.0.0.1:8080 signs over that, not over http://localhost:8080.
+// False when r's host is not such a spelling.
+func loopbackBase(r *http.Request, public *url.URL) (string, bool) {
+	if public == nil || !loopbackHosts[strings.ToLower(public.Hostname())] {
+		return "", false
+	}
+	host, port := splitHost(requestHost(r))
+	if !loopbackHosts[strings.ToLower(host)] || strings.EqualFold(host, public.Hostname()) ||
+		portOrDefault(public.Scheme, port) != portOrDefault(public.Scheme, public.Port()) {
+		return "", false
+	}
+	alias := *public
+	alias.Host = net.JoinHostPort(host, portOrDefault(public.Scheme, port))
+	return baseURL(r, &alias), true
+}
+
+// splitHost splits host[:port] (IPv6 in brackets); port is "" when absent.
+func splitHost(hostport string) (host, port string) {
+	if h, p, err := net.SplitHostPort(hostport); err == nil {
+		return h, p
+	}
+	return strings.TrimSuffix(strings.TrimPrefix(hostport, "["), "]"), ""
+}
+
+// portOrDefault is port, or the scheme's default port when it is empty.
+func portOrDefault(scheme, port string) string {
+	switch {
+	case port != "":
+		return port
+	case strings.EqualFold(scheme, "https"):
+		return "443"
+	}
+	return "80"
+}

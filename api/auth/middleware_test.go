@@ -194,8 +194,12 @@ func TestMiddleware(t *testing.T) {
 		{name: "no oauth_token", mw: requireUser, status: 401, inDetail: "oauth_token",
 			req: signed{after: replaceInHeader(`oauth_token="`+at1+`"`, `oauth_token=""`)}.request},
 		{name: "malformed OAuth header", mw: requireUser, req: bearerRequest(`OAuth oauth_consumer_key=ck1`), status: 401, inDetail: "parse"},
-		{name: "malformed query", mw: requireUser, status: 401, inDetail: "query",
+		// An unreadable query is the request's fault, not the signature's:
+		// 400 invalid-request naming the parameter (as every endpoint answers).
+		{name: "malformed query", mw: requireUser, status: 400, slug: apierr.SlugInvalidRequest,
 			req: signed{after: func(r *http.Request) { r.URL.RawQuery = "a=%zz" }}.request},
+		{name: "literal semicolon in the query", mw: requireUser, status: 400, slug: apierr.SlugInvalidRequest,
+			req: signed{after: func(r *http.Request) { r.URL.RawQuery = "a=b;c" }}.request},
 		{name: "form body over 1 MiB, declared", mw: requireUser, status: 413,
 			req: signed{method: http.MethodPost, form: url.Values{"status": {"a"}}, after: withBigBody(int64(MaxFormBody) + 8)}.request},
 		{name: "form body over 1 MiB, chunked", mw: requireUser, status: 413,

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -105,12 +106,38 @@ func (a *Authenticator) verifySignature(r *http.Request, creds oauthCredentials,
 	for name, values := range creds.signed {
 		params[name] = append(params[name], values...)
 	}
-	base := SignatureBaseString(r.Method, baseURL(r, a.public), params)
-	want := Sign(base, consumerSecret, tokenSecret)
-	if subtle.ConstantTimeCompare([]byte(want), []byte(creds.signature)) != 1 {
-		return apierr.Unauthorized("Invalid oauth_signature.")
+	base := baseURL(r, a.public)
+	if signedOver(r.Method, base, params, creds.signature, consumerSecret, tokenSecret) {
+		return nil
 	}
-	return nil
+	checked := base
+	if alias, ok := loopbackBase(r, a.public); ok && a.loopback {
+		if signedOver(r.Method, alias, params, creds.signature, consumerSecret, tokenSecret) {
+			return nil
+		}
+		checked += " and " + alias
+	}
+	return apierr.Unauthorized(signatureDetail(checked, a.public != nil))
+}
+
+// signedOver reports whether signature is the one of the request with
+// method, base URL and params.
+func signedOver(method, base string, params url.Values, signature, consumerSecret, tokenSecret string) bool {
+	want := Sign(SignatureBaseString(method, base, params), consumerSecret, tokenSecret)
+	return subtle.ConstantTimeCompare([]byte(want), []byte(signature)) == 1
+}
+
+// signatureDetail is the detail of a signature mismatch: it names the base
+// URL(s) the signature was checked against, the usual culprit (a client that
+// signs over another host, scheme, port or path than the server's public
+// URL).
+func signatureDetail(checked string, configured bool) string {
+	from := "the request's scheme and Host"
+	if configured {
+		from = "the server's public URL"
+	}
+	return "Invalid oauth_signature. It was checked against the base URL " + checked + " (" + from +
+		" and the request path): sign over that URL, or check the consumer and token secrets."
 }
 
 func (a *Authenticator) useNonce(ctx context.Context, creds oauthCredentials) error {

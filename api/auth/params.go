@@ -15,17 +15,23 @@ import (
 // MaxFormBody bounds the form body read for signature verification.
 const MaxFormBody = 1 << 20
 
-// errMalformedParams marks a query or form body that cannot be parsed.
+// errMalformedParams marks a form body that cannot be parsed.
 var errMalformedParams = errors.New("malformed request parameters")
 
 // requestParams collects the query parameters and, for a single-part
 // application/x-www-form-urlencoded body, the body parameters of r
 // (RFC 5849 §3.4.1.3.1). The body is read and then restored so the handler
 // can read it again. A body over MaxFormBody yields apierr.PayloadTooLarge.
+// A query that cannot be parsed (a bad %-escape, a literal ';') is the
+// client's request error, not a signature mismatch: apierr.ParseQuery's
+// invalid-request (400) naming the parameter, before any signature check.
 func requestParams(r *http.Request) (url.Values, error) {
-	params, err := url.ParseQuery(r.URL.RawQuery)
+	params, err := apierr.ParseQuery(r.URL.RawQuery)
 	if err != nil {
-		return nil, fmt.Errorf("%w: query: %v", errMalformedParams, err)
+		return nil, err
+	}
+	if params == nil {
+		params = url.Values{}
 	}
 	form, err := formParams(r)
 	if err != nil {

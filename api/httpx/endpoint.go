@@ -68,7 +68,23 @@ type Limit struct {
 	// When, if set, limits only the requests it reports true for (the ads
 	// lists' with_total_count=true); the others pass uncounted.
 	When func(r *http.Request) bool
+	// Headers is the prefix of the response headers reporting this count
+	// (ratelimit.Rule.Headers); empty means x-rate-limit.
+	Headers string
+	// Also are further limits every request this one admits counts
+	// against, checked after it in order, each with its own Name, Window,
+	// Scope and Headers (the 24-hour limits of POST /2/tweets). Their own
+	// When and Also are ignored.
+	Also []Limit
 }
+
+// Response header prefixes of a Limit, re-exported from ratelimit.
+const (
+	// HeadersApp24Hour reports an app's 24-hour limit: x-app-limit-24hour-*.
+	HeadersApp24Hour = ratelimit.HeadersApp24Hour
+	// HeadersUser24Hour reports a user's 24-hour limit: x-user-limit-24hour-*.
+	HeadersUser24Hour = ratelimit.HeadersUser24Hour
+)
 
 // Content types a Body may accept.
 const (

@@ -1,23 +1,19 @@
 package httpx
 
 import (
-	"errors"
-	"fmt"
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
-	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/validation"
 )
 
-// checkQuery parses the raw query string (see parseQuery) and reports, in
+// checkQuery parses the raw query string (see apierr.ParseQuery) and reports, in
 // name order, every parameter that is not known and every known one given
 // more than once; nil when there is none.
 func checkQuery(rawQuery string, known map[string]bool, allowed []string) error {
-	query, err := parseQuery(rawQuery)
+	query, err := apierr.ParseQuery(rawQuery)
 	if err != nil || len(query) == 0 {
 		return err
 	}
@@ -36,56 +32,12 @@ func checkQuery(rawQuery string, known map[string]bool, allowed []string) error 
 	return apierr.InvalidRequest(errs...)
 }
 
-// parseQuery parses a raw query string like url.ParseQuery, but a pair it
-// cannot decode (a bad %-escape, a ';' separator) is an invalid-request
-// error naming that parameter. (url.URL.Query drops such a pair silently,
-// so `?type=%zz` would read as a missing type.)
-func parseQuery(rawQuery string) (url.Values, error) {
-	if rawQuery == "" {
-		return nil, nil // reads of a nil url.Values find nothing, as of an empty one
-	}
-	values, err := url.ParseQuery(rawQuery)
-	if err == nil {
-		return values, nil
-	}
-	var errs []apierr.ParamError
-	for pair := range strings.SplitSeq(rawQuery, "&") {
-		if pe, bad := malformedPair(pair); bad {
-			errs = append(errs, pe)
-		}
-	}
-	if len(errs) == 0 { // not a pair's fault (for example too many parameters)
-		return nil, apierr.InvalidParam("query", fmt.Sprintf("The query string is malformed: %v", err))
-	}
-	return nil, apierr.InvalidRequest(errs...)
-}
-
-// malformedPair reports the invalid-request entry of one name=value pair
-// of a query string that url.ParseQuery rejects; false when it is fine.
-func malformedPair(pair string) (apierr.ParamError, bool) {
-	rawName, rawValue, _ := strings.Cut(pair, "=")
-	name, err := url.QueryUnescape(rawName)
-	if err == nil && strings.Contains(rawName, ";") {
-		err = errors.New("invalid semicolon separator in query")
-	}
-	if err != nil {
-		return apierr.Param(rawName, fmt.Sprintf("The query parameter name [%s] is malformed: %v", rawName, err), rawName), true
-	}
-	if _, err := url.QueryUnescape(rawValue); err != nil {
-		return apierr.Param(name, fmt.Sprintf("The `%s` query parameter value is malformed: %v", name, err), rawValue), true
-	}
-	if strings.Contains(rawValue, ";") {
-		return apierr.Param(name, fmt.Sprintf("The `%s` query parameter value is malformed: ';' is not a separator; escape it as %%3B", name), rawValue), true
-	}
-	return apierr.ParamError{}, false
-}
-
 // BindQuery decodes the query string into the struct v points to (fields
 // named by their `query` tags) and validates it with val. A required
 // parameter that is absent or empty is answered alone, as a missing
 // parameter; other failures are answered together.
 func BindQuery(r *http.Request, val *validation.Validator, v any) error {
-	query, err := parseQuery(r.URL.RawQuery)
+	query, err := apierr.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return err
 	}
@@ -135,7 +87,7 @@ func (o ObjectFields) With(requested ...string) FieldSet {
 // fields plus the listed ones: the parameter adds fields, it never removes
 // a default one. Without the parameter the defaults are shown.
 func Fields(r *http.Request, param string, obj ObjectFields) (FieldSet, error) {
-	q, err := parseQuery(r.URL.RawQuery)
+	q, err := apierr.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return FieldSet{}, err
 	}

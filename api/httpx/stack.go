@@ -52,14 +52,35 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 		panic("httpx: public endpoint " + e.Pattern + " needs a per-resource rate limit: it has no caller to count")
 	}
 	if limited {
-		if s.Rules != nil {
-			s.Rules.MustRegister(rule)
-		}
-		if s.Limiter != nil {
-			h = onlyWhen(e.Limit.When, s.Limiter.Middleware(rule), h)
-		}
+		h = onlyWhen(e.Limit.When, s.limits(rule, e.Limit.Also), h)
 	}
 	return s.Auth.Middleware(e.Auth)(h)
+}
+
+// limits registers rule and the rules of also and returns the middleware
+// enforcing them, rule outermost (nil Limiter: none).
+func (s *Stack) limits(rule ratelimit.Rule, also []Limit) func(http.Handler) http.Handler {
+	rules := []ratelimit.Rule{rule}
+	for _, l := range also {
+		if r, ok := s.rule(l); ok {
+			rules = append(rules, r)
+		}
+	}
+	var mws []func(http.Handler) http.Handler
+	for _, r := range rules {
+		if s.Rules != nil {
+			s.Rules.MustRegister(r)
+		}
+		if s.Limiter != nil {
+			mws = append(mws, s.Limiter.Middleware(r))
+		}
+	}
+	return func(h http.Handler) http.Handler {
+		for i := len(mws) - 1; i >= 0; i-- {
+			h = mws[i](h)
+		}
+		return h
+	}
 }
 
 // onlyWhen wraps h in mw for the requests when reports true for; a nil
@@ -92,7 +113,7 @@ func (s *Stack) rule(l Limit) (ratelimit.Rule, bool) {
 	if window == 0 {
 		window = Window
 	}
-	return ratelimit.Rule{Name: l.Name, Limit: limit, Window: window, Scope: l.Scope, Resource: l.Resource}, true
+	return ratelimit.Rule{Name: l.Name, Limit: limit, Window: window, Scope: l.Scope, Resource: l.Resource, Headers: l.Headers}, true
 }
 
 // rejectUnknownQuery answers invalid-request when the query string carries a

@@ -20,7 +20,26 @@ type Deps struct {
 	Validator *validation.Validator
 	Problems  objects.ProblemRenderer
 	Clock     func() time.Time
+	// CreatesPerDay are the 24-hour limits of POST /2/tweets (zero fields:
+	// DefaultAppCreatesPerDay, DefaultUserCreatesPerDay).
+	CreatesPerDay DayLimits
 }
+
+// DayLimits are the 24-hour limits of post creation: per app, and per user
+// (and app, as every per-user count). AVIARY_RATE_LIMIT_SCALE scales them
+// like every limit.
+type DayLimits struct {
+	App, User int
+}
+
+// Default 24-hour limits of POST /2/tweets: the platform documents 10,000
+// posts per app and 24 hours; its rate-limit table shows no per-user
+// 24-hour limit, so the user's is the platform's account-wide daily post
+// limit, 2,400 (docs/auth-and-rate-limits.md).
+const (
+	DefaultAppCreatesPerDay  = 10000
+	DefaultUserCreatesPerDay = 2400
+)
 
 // Module is the posts feature.
 type Module struct {
@@ -36,6 +55,12 @@ func New(d Deps) *Module {
 	if d.Problems == nil {
 		d.Problems = apierr.Writer{}
 	}
+	if d.CreatesPerDay.App <= 0 {
+		d.CreatesPerDay.App = DefaultAppCreatesPerDay
+	}
+	if d.CreatesPerDay.User <= 0 {
+		d.CreatesPerDay.User = DefaultUserCreatesPerDay
+	}
 	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
@@ -45,9 +70,14 @@ func (m *Module) Routes() []httpx.Endpoint {
 		{
 			Pattern: "POST /2/tweets",
 			Auth:    auth.UserContext.Writes(),
-			Limit:   httpx.Limit{Name: "tweets_create", Requests: 200, Scope: httpx.PerUser},
-			Body:    httpx.JSONBody(httpx.DefaultMaxBody),
-			Handle:  m.create,
+			// The user's 24-hour count before the app's: a request the
+			// user's refuses costs the app nothing (docs/auth-and-rate-limits.md).
+			Limit: httpx.Limit{Name: "tweets_create", Requests: 200, Scope: httpx.PerUser, Also: []httpx.Limit{
+				{Name: "tweets_create_user_24h", Requests: m.CreatesPerDay.User, Window: 24 * time.Hour, Scope: httpx.PerUser, Headers: httpx.HeadersUser24Hour},
+				{Name: "tweets_create_app_24h", Requests: m.CreatesPerDay.App, Window: 24 * time.Hour, Scope: httpx.PerApp, Headers: httpx.HeadersApp24Hour},
+			}},
+			Body:   httpx.JSONBody(httpx.DefaultMaxBody),
+			Handle: m.create,
 		},
 		{
 			Pattern: "DELETE /2/tweets/{id}",

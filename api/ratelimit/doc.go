@@ -23,7 +23,9 @@
 // 2·Limit across a window boundary.
 //
 // Responses carry x-rate-limit-limit, x-rate-limit-remaining and
-// x-rate-limit-reset (Unix seconds when the window ends). An exhausted limit
+// x-rate-limit-reset (Unix seconds when the window ends), or the rule's own
+// headers (Rule.Headers: x-app-limit-24hour-* and x-user-limit-24hour-*
+// for the 24-hour limits of post creation). An exhausted limit
 // is answered with apierr.TooManyRequests (429), with Retry-After (seconds
 // until the window resets, rounded up), without calling the handler.
 //

@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"strconv"
@@ -24,21 +25,29 @@ var errNoPrincipal = errors.New("ratelimit: no auth.Principal in the request con
 // the auth.Principal from the request context (a request without one is a
 // wiring bug and is answered with 500), except for a PerResource rule,
 // which counts by the request's path value instead. Every counted response
-// carries the x-rate-limit-* headers; when the window is exhausted it answers 429
-// apierr.TooManyRequests itself and does not call next.
+// carries the rule's headers (x-rate-limit-* unless Rule.Headers says
+// otherwise); when the window is exhausted it answers 429
+// apierr.TooManyRequests itself and does not call next. Rules mounted one
+// inside another (a 24-hour limit inside a 15-minute one) each add their
+// headers, so a 429 of the inner one carries the outer one's too.
 //
 // Fail-open: if Redis cannot be reached (or does not answer within 250ms),
 // the request is served without rate-limit headers and a warning is logged
-// at most once a minute, so a limiter outage does not become an API outage.
+// at most once a minute, so a limiter outage does not become an API outage;
+// the request's further rules then serve it without asking Redis again.
 //
 // Middleware panics if rule is invalid (see Rule.Validate), at wiring time.
 func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 	if err := rule.Validate(); err != nil {
 		panic(err)
 	}
-	hv := &headerValues{limit: []string{strconv.Itoa(rule.Limit)}}
+	hv := newHeaderValues(rule)
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Context().Value(unlimitedKey{}) != nil { // an earlier rule found Redis away
+				next.ServeHTTP(w, r)
+				return
+			}
 			s, ok := subjectOf(rule, r)
 			if !ok {
 				l.writer.Write(w, r, errNoPrincipal)
@@ -49,7 +58,7 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 				if r.Context().Err() == nil {
 					l.warn.warn(r.Context(), "rate limiter unavailable; serving request unlimited", "rule", rule.Name, "err", err)
 				}
-				next.ServeHTTP(w, r)
+				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), unlimitedKey{}, true)))
 				return
 			}
 			hv.set(w.Header(), d)
@@ -62,6 +71,11 @@ func (l *Limiter) Middleware(rule Rule) func(http.Handler) http.Handler {
 	}
 }
 
+// unlimitedKey marks a request a rule served unlimited because Redis
+// failed: the request's further rules (a 24-hour limit after the 15-minute
+// one) do not wait for Redis again.
+type unlimitedKey struct{}
+
 // tooMany is the 429 of an exhausted window, with Retry-After: the whole
 // seconds until the window resets, rounded up (at least 1).
 func (l *Limiter) tooMany(d Decision) *apierr.Error {
@@ -72,13 +86,20 @@ func (l *Limiter) tooMany(d Decision) *apierr.Error {
 	return e
 }
 
-// headerValues are a rule's header values that do not change with every
-// request, rendered once and shared by its answers (nothing modifies a
-// header value in place): the rule's limit (Allow answers with it), and
-// the reset of the current window.
+// headerValues are a rule's header names (canonical) and the values that
+// do not change with every request, rendered once and shared by its
+// answers (nothing modifies a header value in place): the rule's limit
+// (Allow answers with it), and the reset of the current window.
 type headerValues struct {
-	limit []string
-	reset atomic.Pointer[resetValue]
+	limitKey, remainingKey, resetKey string
+	limit                            []string
+	reset                            atomic.Pointer[resetValue]
+}
+
+func newHeaderValues(rule Rule) *headerValues {
+	p := rule.headerPrefix()
+	return &headerValues{limitKey: http.CanonicalHeaderKey(p + "-Limit"), remainingKey: http.CanonicalHeaderKey(p + "-Remaining"),
+		resetKey: http.CanonicalHeaderKey(p + "-Reset"), limit: []string{strconv.Itoa(rule.Limit)}}
 }
 
 type resetValue struct {
@@ -86,7 +107,8 @@ type resetValue struct {
 	value []string
 }
 
-// set writes d's x-rate-limit-* headers (canonical keys, as Header.Set).
+// set writes d's headers (x-rate-limit-* or the rule's own; canonical
+// keys, as Header.Set).
 func (hv *headerValues) set(h http.Header, d Decision) {
 	at := d.Reset.Unix()
 	reset := hv.reset.Load()
@@ -94,7 +116,7 @@ func (hv *headerValues) set(h http.Header, d Decision) {
 		reset = &resetValue{at: at, value: []string{strconv.FormatInt(at, 10)}}
 		hv.reset.Store(reset)
 	}
-	h[HeaderLimit] = hv.limit
-	h[HeaderRemaining] = []string{strconv.Itoa(d.Remaining)}
-	h[HeaderReset] = reset.value
+	h[hv.limitKey] = hv.limit
+	h[hv.remainingKey] = []string{strconv.Itoa(d.Remaining)}
+	h[hv.resetKey] = reset.value
 }

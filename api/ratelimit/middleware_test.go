@@ -335,3 +335,62 @@ func TestMiddlewarePanicsOnInvalidRule(t *testing.T) {
 	}()
 	NewLimiter(nil, "", nil, quietWriter).Middleware(Rule{Name: "bad", Limit: 0, Window: time.Minute})
 }
+
+// TestStackedRulesHeaders: a 24-hour rule mounted inside a 15-minute one
+// reports its count in its own headers (x-user-limit-24hour-*, as the
+// platform names a user's 24-hour limit) beside x-rate-limit-*; when it
+// is exhausted its 429 carries both, Retry-After until its own reset, and
+// the outer rule's headers still say what the outer window has left.
+func TestStackedRulesHeaders(t *testing.T) {
+	client, prefix := testRedis(t)
+	l := NewLimiter(client, prefix, (&clock{now: t0}).Now, quietWriter)
+	outer := Rule{Name: "create", Limit: 10, Window: 15 * time.Minute, Scope: PerUser}
+	day := Rule{Name: "create_24h", Limit: 2, Window: 24 * time.Hour, Scope: PerUser, Headers: HeadersUser24Hour}
+	h, calls := counted(l, day)
+	h = l.Middleware(outer)(h)
+	const dayReset = 1_700_006_400 // the next UTC midnight after t0
+	for i := 1; i <= 3; i++ {
+		rec := serve(h, userPrincipal(1, 10))
+		assertHeaders(t, rec, 10, 10-i, t0Reset15m)
+		dayHeaders := map[string]string{"X-User-Limit-24hour-Limit": "2", "X-User-Limit-24hour-Remaining": strconv.Itoa(max(0, 2-i)),
+			"X-User-Limit-24hour-Reset": strconv.Itoa(dayReset)}
+		for name, v := range dayHeaders {
+			if got := rec.Header().Get(name); got != v {
+				t.Errorf("request %d: %s = %q, want %q", i, name, got, v)
+			}
+		}
+		if i <= 2 && rec.Code != http.StatusOK {
+			t.Fatalf("request %d: status %d, want 200", i, rec.Code)
+		}
+		if i == 3 {
+			assertTooMany(t, rec)
+			assertRetryAfter(t, rec, dayReset-t0.Unix())
+		}
+	}
+	if calls.Load() != 2 {
+		t.Errorf("handler called %d times, want 2", calls.Load())
+	}
+}
+
+// TestStackedRulesAskRedisOnce: with Redis away, the outer rule fails open
+// after its bound and the inner rules of the request do not wait for
+// Redis again (a request with a 15-minute and two 24-hour limits would
+// otherwise wait three bounds).
+func TestStackedRulesAskRedisOnce(t *testing.T) {
+	logs := &recordingHandler{}
+	l := NewLimiter(deadRedis(t), "x:", (&clock{now: t0}).Now, apierr.Writer{Logger: slog.New(logs)})
+	innermost, calls := counted(l, Rule{Name: "innermost", Limit: 1, Window: 24 * time.Hour, Headers: HeadersUser24Hour})
+	inner := l.Middleware(Rule{Name: "inner", Limit: 1, Window: 24 * time.Hour, Headers: HeadersApp24Hour})(innermost)
+	h := l.Middleware(Rule{Name: "outer", Limit: 1, Window: time.Minute})(inner)
+	start := time.Now()
+	rec := serve(h, appPrincipal(1))
+	if rec.Code != http.StatusOK || calls.Load() != 1 {
+		t.Fatalf("status %d, handler calls %d; want 200 and 1 (fail open)", rec.Code, calls.Load())
+	}
+	if elapsed := time.Since(start); elapsed > 2*callTimeout {
+		t.Errorf("took %v, want at most one Redis bound (%v) and some slack", elapsed, callTimeout)
+	}
+	if n := logs.warnings.Load(); n != 1 {
+		t.Errorf("%d warnings, want 1", n)
+	}
+}

@@ -48,6 +48,32 @@ type Rule struct {
 	// Resource names the path value holding the resource id of a
 	// PerResource rule (for example "id"); empty for the other scopes.
 	Resource string
+	// Headers is the prefix of the response headers reporting the rule's
+	// count: {Headers}-Limit, -Remaining and -Reset. Empty means
+	// x-rate-limit (HeadersRateLimit); the 24-hour limits of post
+	// creation use HeadersApp24Hour and HeadersUser24Hour.
+	Headers string
+}
+
+// Response header prefixes of a Rule (Rule.Headers).
+const (
+	// HeadersRateLimit: x-rate-limit-limit, -remaining, -reset (the default).
+	HeadersRateLimit = "X-Rate-Limit"
+	// HeadersApp24Hour: x-app-limit-24hour-limit, -remaining, -reset, an
+	// app's 24-hour limit as the platform reports it (twitter-api-v2 reads
+	// them into rateLimit.day).
+	HeadersApp24Hour = "X-App-Limit-24hour"
+	// HeadersUser24Hour: x-user-limit-24hour-limit, -remaining, -reset, a
+	// user's 24-hour limit (twitter-api-v2: rateLimit.userDay).
+	HeadersUser24Hour = "X-User-Limit-24hour"
+)
+
+// headerPrefix is r's header prefix (HeadersRateLimit when unset).
+func (r Rule) headerPrefix() string {
+	if r.Headers == "" {
+		return HeadersRateLimit
+	}
+	return r.Headers
 }
 
 // Validate reports why r cannot be enforced, if it cannot.
@@ -65,9 +91,22 @@ func (r Rule) Validate() error {
 		return fmt.Errorf("ratelimit: rule %s: a per-resource rule, and only one, names its resource path value", r.Name)
 	case strings.ContainsAny(r.Resource, ": \t\r\n"):
 		return fmt.Errorf("ratelimit: rule %s: resource %q must not contain ':' or spaces", r.Name, r.Resource)
+	case !headerToken(r.Headers):
+		return fmt.Errorf("ratelimit: rule %s: header prefix %q must be letters, digits and '-'", r.Name, r.Headers)
 	}
 	return nil
 }
 
 // errConflict is returned when a name is registered with two different rules.
 var errConflict = errors.New("ratelimit: rule registered twice with different settings")
+
+// headerToken reports whether s is empty or can start a header name:
+// letters, digits and '-'.
+func headerToken(s string) bool {
+	for _, c := range s {
+		if (c < 'a' || c > 'z') && (c < 'A' || c > 'Z') && (c < '0' || c > '9') && c != '-' {
+			return false
+		}
+	}
+	return true
+}

@@ -20,6 +20,9 @@ func TestRuleValidate(t *testing.T) {
 		{"sub-second window", Rule{Name: "a", Limit: 1, Window: 500 * time.Millisecond}, false},
 		{"fractional window", Rule{Name: "a", Limit: 1, Window: 1500 * time.Millisecond}, false},
 		{"unknown scope", Rule{Name: "a", Limit: 1, Window: time.Minute, Scope: 7}, false},
+		{"24-hour headers", Rule{Name: "a", Limit: 1, Window: 24 * time.Hour, Headers: HeadersUser24Hour}, true},
+		{"header prefix with a colon", Rule{Name: "a", Limit: 1, Window: time.Minute, Headers: "X-A:b"}, false},
+		{"header prefix with a space", Rule{Name: "a", Limit: 1, Window: time.Minute, Headers: "X A"}, false},
 	}
 	for _, tt := range tests {
 		if err := tt.rule.Validate(); (err == nil) != tt.ok {

@@ -53,12 +53,17 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
 		Media:  media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
-		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
+		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
 		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
 		Search: search.New(search.Deps{Store: b.apiDB}),
 		News:   news.New(news.Deps{Store: b.apiDB, Problems: errs}),
 		Ads:    api.NewAdsModules(kit, b.apiDB),
 	}, nil
+}
+
+// postsPerDay is the 24-hour limits of post creation as configured.
+func postsPerDay(cfg *config) posts.DayLimits {
+	return posts.DayLimits{App: cfg.PostsAppPerDay, User: cfg.PostsUserPerDay}
 }
 
 // adsCursorKey names the key of the ads list cursors in url_signing_keys.
@@ -159,11 +164,15 @@ func startLimiter(b *backends, prefix string, errWriter apierr.Writer) *ratelimi
 	return l
 }
 
-// newAuthenticator verifies credentials for requests signed for publicURL.
+// newAuthenticator verifies credentials for requests signed for publicURL
+// (in dev mode, for its loopback spellings too).
 func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apierr.Writer) (*auth.Authenticator, error) {
 	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), publicURL, time.Now, errWriter)
 	if err != nil {
 		return nil, fmt.Errorf("configure authentication: %w", err)
+	}
+	if cfg.dev {
+		authn.AcceptLoopbackSpellings()
 	}
 	return authn, nil
 }

@@ -48,6 +48,10 @@ type config struct {
 	ReconcileInterval time.Duration
 	TaskCheckInterval time.Duration
 	RateLimitScale    float64
+	// PostsAppPerDay and PostsUserPerDay are the 24-hour limits of
+	// POST /2/tweets, per app and per user.
+	PostsAppPerDay    int
+	PostsUserPerDay   int
 	DependencyTimeout time.Duration
 	AuthCacheTTL      time.Duration
 	LogLevel          string
@@ -70,6 +74,12 @@ type config struct {
 	MediaVideoSlots        int
 	MediaImageSlots        int
 	MediaImageWait         time.Duration
+
+	// dev is set by "aviary dev" (the one-machine development mode, what
+	// make run serves), not by a setting: OAuth 1.0a signatures over the
+	// loopback spellings of a public URL on localhost are accepted too
+	// (docs/auth-and-rate-limits.md).
+	dev bool
 }
 
 // setting describes one configuration variable (README lists them all).
@@ -133,6 +143,8 @@ func (c *config) settings() []setting {
 		{"AVIARY_RECONCILE_INTERVAL", "reconcile-interval", "2s", "how often the sweepers look for uploads and lost tasks", duration(&c.ReconcileInterval)},
 		{"AVIARY_TASK_CHECK_INTERVAL", "task-check-interval", "20ms", "aviary worker: how often an idle worker looks for new tasks (it sleeps half to one and a half of this): the delay before an enqueued task starts, for about one cheap Redis script call per interval per idle worker process", duration(&c.TaskCheckInterval)},
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
+		{"AVIARY_POSTS_APP_24H_LIMIT", "posts-app-24h-limit", "10000", "posts an app may create in 24 hours (POST /2/tweets, x-app-limit-24hour-*; scaled by AVIARY_RATE_LIMIT_SCALE)", integer(&c.PostsAppPerDay)},
+		{"AVIARY_POSTS_USER_24H_LIMIT", "posts-user-24h-limit", "2400", "posts a user may create through one app in 24 hours (POST /2/tweets, x-user-limit-24hour-*; scaled by AVIARY_RATE_LIMIT_SCALE)", integer(&c.PostsUserPerDay)},
 		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
 		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
@@ -240,6 +252,8 @@ func (c *config) validate() error {
 		{c.MediaImageSlots >= 0, "AVIARY_MEDIA_IMAGE_SLOTS (-media-image-slots)", "0 (a quarter of the concurrency) or more", c.MediaImageSlots},
 		{c.MediaImageWait >= 0, "AVIARY_MEDIA_IMAGE_WAIT (-media-image-wait)", "0 or a positive duration", c.MediaImageWait},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
+		{c.PostsAppPerDay >= 1, "AVIARY_POSTS_APP_24H_LIMIT (-posts-app-24h-limit)", "at least 1", c.PostsAppPerDay},
+		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error
 	for _, ch := range checks {

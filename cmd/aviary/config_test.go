@@ -88,6 +88,20 @@ func TestParseConfig(t *testing.T) {
 			}},
 		{name: "zero concurrency", env: map[string]string{"AVIARY_WORKER_CONCURRENCY": "0"}, wantErr: []string{"AVIARY_WORKER_CONCURRENCY", "at least 1"}},
 		{name: "zero concurrency by flag", args: []string{"-concurrency=0"}, wantErr: []string{"-concurrency", "at least 1"}},
+		{name: "24-hour post limits: documented defaults", check: func(c *config) string {
+			if c.PostsAppPerDay != 10000 || c.PostsUserPerDay != 2400 {
+				return "24-hour post limits are not 10000 per app, 2400 per user"
+			}
+			return ""
+		}},
+		{name: "24-hour post limits: set", env: map[string]string{"AVIARY_POSTS_APP_24H_LIMIT": "50"}, args: []string{"-posts-user-24h-limit", "17"},
+			check: func(c *config) string {
+				if c.PostsAppPerDay != 50 || c.PostsUserPerDay != 17 {
+					return "24-hour post limits not applied"
+				}
+				return ""
+			}},
+		{name: "zero 24-hour post limit", env: map[string]string{"AVIARY_POSTS_USER_24H_LIMIT": "0"}, wantErr: []string{"AVIARY_POSTS_USER_24H_LIMIT", "at least 1"}},
 		{name: "negative rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "-1"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE", "positive"}},
 		{name: "NaN rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "NaN"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE"}},
 		{name: "infinite rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "+Inf"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE"}},

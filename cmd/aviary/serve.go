@@ -101,6 +101,7 @@ func serve(ctx context.Context, name string, args []string, stderr io.Writer, wi
 		return err
 	}
 	defer b.Close()
+	cfg.dev = name == "dev"
 	reg := prometheus.NewRegistry()
 	listeners, err := newAPIListeners(cfg, b, log, reg)
 	if err != nil {

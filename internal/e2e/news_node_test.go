@@ -9,18 +9,7 @@ import (
 // application on a library release without news helpers does; the plugin
 // points the library's https://api.x.com/2/ prefix at Aviary, as in
 // twitterAPIV2Script.
-const twitterAPIV2NewsScript = `'use strict';
-const { TwitterApi, ApiResponseError } = require('twitter-api-v2');
-
-const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
-const prefix = 'https://api.x.com/2/';
-const aviary = {
-  onBeforeRequestConfig({ params }) {
-    if (!params.url.startsWith(prefix)) throw new Error('unexpected URL ' + params.url);
-    params.url = cfg.base + '/2/' + params.url.slice(prefix.length);
-  },
-};
-
+const twitterAPIV2NewsScript = twitterAPIV2Prelude + `
 async function main() {
   const user = new TwitterApi(
     { appKey: cfg.appKey, appSecret: cfg.appSecret, accessToken: cfg.accessToken, accessSecret: cfg.accessSecret },

@@ -83,6 +83,10 @@ type stackOptions struct {
 	workers        int
 	workerRedisURL string   // override for workers (a proxy in failure tests)
 	env            []string // extra settings for every process (later entries win)
+	// publicHost, if set, replaces 127.0.0.1 in the public URLs the server
+	// is configured with (AVIARY_PUBLIC_URL, AVIARY_SANDBOX_PUBLIC_URL);
+	// the tests still call 127.0.0.1 (baseURL).
+	publicHost string
 }
 
 func newStack(t testing.TB, opts stackOptions) *stack {
@@ -107,11 +111,11 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	s.sandboxURL = fmt.Sprintf("%s://127.0.0.1:%d", scheme, sandboxPort)
 	s.env = []string{
 		fmt.Sprintf("AVIARY_SANDBOX_ADDR=127.0.0.1:%d", sandboxPort),
-		"AVIARY_SANDBOX_PUBLIC_URL=" + s.sandboxURL,
+		"AVIARY_SANDBOX_PUBLIC_URL=" + publicURL(s.sandboxURL, opts.publicHost),
 		"AVIARY_DATABASE_URL=" + s.dbURL,
 		fmt.Sprintf("AVIARY_REDIS_URL=redis://%s/%d", addr, redisDB),
 		fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port),
-		"AVIARY_PUBLIC_URL=" + s.baseURL,
+		"AVIARY_PUBLIC_URL=" + publicURL(s.baseURL, opts.publicHost),
 		"AVIARY_RECONCILE_INTERVAL=200ms",
 		"AVIARY_SHUTDOWN_TIMEOUT=5s",
 		"AVIARY_RATE_LIMIT_SCALE=100",
@@ -147,6 +151,15 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	}
 	s.waitReady()
 	return s
+}
+
+// publicURL is base with its host 127.0.0.1 replaced by host (base when
+// host is empty).
+func publicURL(base, host string) string {
+	if host == "" {
+		return base
+	}
+	return strings.Replace(base, "127.0.0.1", host, 1)
 }
 
 // bootstrap creates the demo identity twice (it must be idempotent) and

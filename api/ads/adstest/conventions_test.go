@@ -3,9 +3,12 @@ package adstest_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adstest"
+	"github.com/aviary-dev/aviary/api/auth"
 )
 
 // TestTotalCountIsRateLimitedApart: with_total_count=true requests have a
@@ -73,4 +76,34 @@ func TestAccountQuotaIsChargedToItsUsersOnly(t *testing.T) {
 		alice.DoJSON(t, http.MethodPost, path, body).Status(t, http.StatusOK)
 	}
 	alice.DoJSON(t, http.MethodPost, path, body).Fails(t, http.StatusTooManyRequests, "TOO_MANY_REQUESTS", "")
+}
+
+// TestLiteralSemicolonInSignedQuery: a client that signs a value holding
+// ';' and sends the ';' unescaped (Go's net/url no longer takes ';' as a
+// separator, so the query cannot be read) gets a 400 INVALID_PARAMETER
+// naming the parameter and saying to escape it, in the ads envelope, not a
+// 401 about the signature.
+func TestLiteralSemicolonInSignedQuery(t *testing.T) {
+	s := adstest.New(t)
+	alice := s.User(t, "alice")
+	for _, tt := range []struct{ name, signed, sent, param string }{
+		{"in a value", "q=a%3Bb", "q=a;b", "q"},
+		{"as a separator", "count=5%3Bq%3Dx", "count=5;q=x", "count"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodGet, s.URL+"/12/accounts?"+tt.signed, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := auth.SignRequest(req, "", s.App.ConsumerKey, s.App.ConsumerSecret, alice.Token.Token, alice.Token.Secret, time.Now(), ""); err != nil {
+				t.Fatal(err)
+			}
+			req.URL.RawQuery = tt.sent
+			r := adstest.Send(t, req)
+			r.Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", tt.param)
+			if msg := r.FirstError().Message; !strings.Contains(msg, "%3B") {
+				t.Errorf("message %q does not say to escape ';' as %%3B", msg)
+			}
+		})
+	}
 }
