@@ -709,16 +709,6 @@ func isHex(s string) bool {
 	return s != ""
 }
 
-// IsCurrency reports whether code (upper case) is an ISO 4217 currency
-// code in circulation.
-func IsCurrency(code string) bool {
-	if len(code) != 3 {
-		return false
-	}
-	i := strings.Index(iso4217, code)
-	return i >= 0 && i%4 == 0
-}
-
 // iso4217 lists the ISO 4217 codes of currencies in circulation (the
 // standard's list of 2025, without funds, precious metals, SDR, bond
 // units, test and no-currency codes), each followed by a space.
