@@ -96,7 +96,8 @@ func parseOwners(raw []string, self int64) ([]int64, error) {
 	return owners, nil
 }
 
-// checkOwnersExist refuses additional owners that are not users.
+// checkOwnersExist refuses additional owners that are not users (or were
+// deleted).
 func (m *Module) checkOwnersExist(ctx context.Context, owners []int64) error {
 	if len(owners) == 0 {
 		return nil
@@ -106,7 +107,7 @@ func (m *Module) checkOwnersExist(ctx context.Context, owners []int64) error {
 		return fmt.Errorf("additional owners: %w", err)
 	}
 	for _, id := range owners {
-		if !slices.ContainsFunc(found, func(u storage.User) bool { return u.ID == id }) {
+		if !slices.ContainsFunc(found, func(u storage.User) bool { return u.ID == id && u.DeletedAt == nil }) {
 			return apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%d] is not a user.", id), fmt.Sprint(id))
 		}
 	}

@@ -50,10 +50,14 @@ func TestValuesThePlatformRefuses(t *testing.T) {
 	funding := url.Values{"type": {"CREDIT_CARD"}, "start_time": {"2030-01-01T00:00:00Z"}}
 	search := url.Values{"granularity": {"HOUR"}, "keywords": {"golang"}}
 	const nobody = "999999999999"
+	gone := s.User(t, "gone").User.ID
+	s.Exec(t, `UPDATE users SET deleted_at = now() WHERE id = $1`, gone)
 	cases := []refusal{
 		{"advertiser_user_id of nobody", alice, "POST", lineItems, adstest.With(lineItem, "advertiser_user_id", nobody),
 			"INVALID_PARAMETER", "advertiser_user_id", "not the id of a user", ""},
 		{"advertiser_user_id of nobody (update)", alice, "PUT", lineItems + "/" + li, url.Values{"advertiser_user_id": {nobody}},
+			"INVALID_PARAMETER", "advertiser_user_id", "not the id of a user", ""},
+		{"advertiser_user_id of a deleted user", alice, "POST", lineItems, adstest.With(lineItem, "advertiser_user_id", fmt.Sprint(gone)),
 			"INVALID_PARAMETER", "advertiser_user_id", "not the id of a user", ""},
 		{"advertiser_user_id over int64", alice, "POST", lineItems, adstest.With(lineItem, "advertiser_user_id", "99999999999999999999"),
 			"INVALID_PARAMETER", "advertiser_user_id", "not the id of a user", ""},

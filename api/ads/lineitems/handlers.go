@@ -149,16 +149,21 @@ func (m *Module) update(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 	}
 }
 
-// checkAdvertiser refuses an advertiser_user_id that names no user (one
-// that is not a number at all is left to its rule, which says so).
+// checkAdvertiser refuses an advertiser_user_id that names no user, or a
+// deleted one (one that is not a number at all is left to its rule, which
+// says so).
 func (m *Module) checkAdvertiser(ctx context.Context, pt patch) error {
 	id := pt.AdvertiserUserID
 	if id == nil || !numeric(*id) {
 		return nil
 	}
 	n, err := strconv.ParseInt(*id, 10, 64)
+	var u storage.User
 	if err == nil {
-		_, err = m.deps.Store.UserByID(ctx, n)
+		u, err = m.deps.Store.UserByID(ctx, n)
+	}
+	if err == nil && u.DeletedAt != nil {
+		err = storage.ErrNotFound
 	}
 	switch {
 	case err == nil:
