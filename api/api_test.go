@@ -87,6 +87,17 @@ func testModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Log
 // setup starts a bundle; opts adjust the API dependencies before New.
 func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 	t.Helper()
+	return setupOn(t, rateScale, func(_ *postgres.DB, d *api.Deps) {
+		for _, opt := range opts {
+			opt(d)
+		}
+	})
+}
+
+// setupOn starts a bundle; opt adjusts the API dependencies, on the
+// bundle's database, before New.
+func setupOn(t testing.TB, rateScale float64, opt func(*postgres.DB, *api.Deps)) *bundle {
+	t.Helper()
 	ctx := context.Background()
 	db, dbURL := storagetest.NewDB(t)
 	addr, n := storagetest.RedisDB(t)
@@ -106,9 +117,7 @@ func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
 	}
-	for _, opt := range opts {
-		opt(&deps)
-	}
+	opt(db, &deps)
 	handler := api.New(deps)
 	b := &bundle{srv: httptest.NewServer(handler), api: handler, db: db, dbURL: dbURL, tokens: map[string]storage.AccessToken{}, blobDir: blobDir}
 	t.Cleanup(b.srv.Close)

@@ -70,6 +70,11 @@ func TestMediaRejected(t *testing.T) {
 	for i := range owners {
 		owners[i] = fmt.Sprint(i + 1)
 	}
+	reader, author := fmt.Sprint(b.user.ID), fmt.Sprint(b.author.ID)
+	gone := fmt.Sprint(b.addUser(t, "gone", "read-write").ID)
+	if _, err := dbConn(t, b).Exec(t.Context(), `UPDATE users SET deleted_at = now() WHERE id = $1`, gone); err != nil {
+		t.Fatal(err)
+	}
 	ok := appendJSON(0, []byte("1234"))
 	overSegment := bytes.Repeat([]byte("v"), storage.MediaMaxSegment+1)
 	tests := []struct {
@@ -99,6 +104,10 @@ func TestMediaRejected(t *testing.T) {
 		{"additional owner not an id", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{"bob"}}), 400, invalid, []string{"additional_owners"}, "bob"},
 		{"additional owner a number", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []int{5}}), 400, invalid, []string{"additional_owners"}, ""},
 		{"101 additional owners", "POST", init, "oauth:author", png(map[string]any{"additional_owners": owners}), 400, invalid, []string{"additional_owners"}, "at most 100"},
+		{"additional owner not a user", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{"999999999999"}}), 400, invalid, []string{"additional_owners"}, "not a user"},
+		{"additional owner deleted", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{gone}}), 400, invalid, []string{"additional_owners"}, "not a user"},
+		{"additional owner twice", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{reader, reader}}), 400, invalid, []string{"additional_owners"}, "more than once"},
+		{"uploader as additional owner", "POST", init, "oauth:author", png(map[string]any{"additional_owners": []string{author}}), 400, invalid, []string{"additional_owners"}, "uploader"},
 		{"initialize unknown field", "POST", init, "oauth:author", png(map[string]any{"command": "INIT"}), 400, invalid, []string{"command"}, ""},
 		{"initialize as a form", "POST", init, "oauth:author", payload{"application/x-www-form-urlencoded", []byte("media_type=image/png&total_bytes=10")}, 415, blank, nil, ""},
 		{"initialize body over 1 MiB", "POST", init, "oauth:author", png(map[string]any{"shared": false, "pad": strings.Repeat("p", 1<<20)}), 413, blank, nil, ""},

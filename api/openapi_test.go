@@ -89,7 +89,7 @@ var openapiCases = []openapiCase{
 	{name: "create post with media", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"look","media":{"media_ids":["{media}"]}}`, status: 201},
 	{name: "create post: media not processed", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"look","media":{"media_ids":["{upload}"]}}`, status: 400},
 	// POST /2/media/upload/initialize
-	{name: "initialize media upload", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"video/mp4","total_bytes":1048576,"media_category":"tweet_video","additional_owners":["1"],"shared":false}`, status: 200},
+	{name: "initialize media upload", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"video/mp4","total_bytes":1048576,"media_category":"tweet_video","additional_owners":["{reader}"],"shared":false}`, status: 200},
 	{name: "initialize media upload: inferred category", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"image/gif","total_bytes":10}`, status: 200},
 	{name: "initialize media upload: type of another category", method: "POST", path: "/2/media/upload/initialize", authz: "oauth:author", body: `{"media_type":"image/png","media_category":"tweet_video","total_bytes":10}`, status: 400},
 	{name: "initialize media upload: bearer", method: "POST", path: "/2/media/upload/initialize", authz: "bearer", body: `{"media_type":"image/png","total_bytes":10}`, status: 403},

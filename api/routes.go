@@ -110,6 +110,10 @@ func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	return append(all, m.Ads.Endpoints()...)
 }
 
+// Endpoints lists every endpoint the modules serve on a listener (the
+// sandbox one serves the ads features only).
+func (m Modules) Endpoints(sandbox bool) []httpx.Endpoint { return m.endpoints(sandbox) }
+
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
 	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,

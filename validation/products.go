@@ -39,7 +39,7 @@ type Product struct {
 	Description            string  `json:"description" validate:"required,max=5000,plain_text"`
 	Availability           string  `json:"availability" validate:"required,product_enum=availability"`
 	Condition              string  `json:"condition" validate:"required,product_enum=condition"`
-	Price                  string  `json:"price" validate:"required,price_format,currency"`
+	Price                  string  `json:"price" validate:"required,price_format,currency,minor_units"`
 	Link                   string  `json:"link" validate:"required,max=2000,https_url"`
 	ImageLink              string  `json:"image_link" validate:"required,max=2000,image_url,image_format"`
 	Brand                  *string `json:"brand" validate:"omitempty,max=100,single_line"`
@@ -50,7 +50,7 @@ type Product struct {
 	GoogleProductCategory  *string `json:"google_product_category" validate:"omitempty,max=750,single_line"`
 	ProductType            *string `json:"product_type" validate:"omitempty,max=750,single_line,product_type_levels"`
 	Inventory              *int64  `json:"inventory"`
-	SalePrice              *string `json:"sale_price" validate:"omitempty,price_format,currency"`
+	SalePrice              *string `json:"sale_price" validate:"omitempty,price_format,currency,minor_units"`
 	SalePriceEffectiveDate *string `json:"sale_price_effective_date" validate:"omitempty,date_range_format,date_range_order"`
 	ItemGroupID            *string `json:"item_group_id" validate:"omitempty,max=50,single_line"`
 	ItemGroupKey           *string `json:"item_group_key" validate:"omitempty,max=64,single_line"`
@@ -140,6 +140,7 @@ func NewProductValidator() *ProductValidator {
 		},
 		"price_format":        func(fl validator.FieldLevel) bool { _, _, ok := ParsePrice(fl.Field().String()); return ok },
 		"currency":            func(fl validator.FieldLevel) bool { return priceCurrencyKnown(fl.Field().String()) },
+		"minor_units":         func(fl validator.FieldLevel) bool { return priceInMinorUnits(fl.Field().String()) },
 		"https_url":           func(fl validator.FieldLevel) bool { return webURL(fl.Field().String(), true) },
 		"image_url":           func(fl validator.FieldLevel) bool { return webURL(fl.Field().String(), false) },
 		"image_format":        func(fl validator.FieldLevel) bool { return imageFormatAllowed(fl.Field().String()) },
@@ -300,6 +301,8 @@ func tagRule(field, tag, param, value string) (string, string) {
 		return "price_format", fmt.Sprintf("%s must be a number with . as the decimal point, a space and an ISO 4217 code (\"60.00 USD\"), got %q", field, value)
 	case "currency":
 		return "currency", fmt.Sprintf("%s has no ISO 4217 currency code: %q", field, value)
+	case "minor_units":
+		return "minor_units", fmt.Sprintf("%s is finer than its currency's minor unit (JPY has none, USD 2 decimals): %q", field, value)
 	case "https_url":
 		return "https_url", fmt.Sprintf("%s must be an absolute https URL, got %q", field, value)
 	case "image_url":
@@ -570,6 +573,19 @@ func priceCurrencyKnown(s string) bool {
 	return ok && IsCurrency(cur)
 }
 
+// priceInMinorUnits reports whether the amount of a price is a whole
+// number of its currency's minor unit ("1.5 JPY" is not: JPY has none;
+// "1.00 JPY" is). A price of another form passes: its own rules report it.
+func priceInMinorUnits(s string) bool {
+	amount, cur, ok := ParsePrice(s)
+	digits, known := MinorUnits(cur)
+	if !ok || !known {
+		return true
+	}
+	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)
+	return new(big.Rat).Mul(amount, new(big.Rat).SetInt(scale)).IsInt()
+}
+
 // webURL reports whether s is an absolute URL with a host (https only
 // when httpsOnly, else http or https) and no credentials.
 func webURL(s string, httpsOnly bool) bool {
@@ -707,16 +723,6 @@ func isHex(s string) bool {
 		}
 	}
 	return s != ""
-}
-
-// IsCurrency reports whether code (upper case) is an ISO 4217 currency
-// code in circulation.
-func IsCurrency(code string) bool {
-	if len(code) != 3 {
-		return false
-	}
-	i := strings.Index(iso4217, code)
-	return i >= 0 && i%4 == 0
 }
 
 // iso4217 lists the ISO 4217 codes of currencies in circulation (the

@@ -50,11 +50,14 @@ func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
 		return apierr.InvalidParam("media_type", fmt.Sprintf("The `media_type` field value [%s] is not a type the media category %s takes: [%s].",
 			req.MediaType, category, strings.Join(accepted, ",")), req.MediaType)
 	}
-	owners, err := parseOwners(req.AdditionalOwners)
+	user := httpx.Principal(r).User
+	owners, err := parseOwners(req.AdditionalOwners, user.ID)
 	if err != nil {
 		return err
 	}
-	user := httpx.Principal(r).User
+	if err := m.checkOwnersExist(r.Context(), owners); err != nil {
+		return err
+	}
 	if err := m.checkSize(r.Context(), user.ID, category, req.TotalBytes); err != nil {
 		return err
 	}
@@ -69,8 +72,9 @@ func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
 }
 
 // parseOwners checks initialize's additional_owners: user ids, at most
-// maxAdditionalOwners; a repeated id counts once.
-func parseOwners(raw []string) ([]int64, error) {
+// maxAdditionalOwners, each given once and none the uploader's own (self,
+// who owns the upload already).
+func parseOwners(raw []string, self int64) ([]int64, error) {
 	if len(raw) > maxAdditionalOwners {
 		return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field lists %d users; at most %d may be given.",
 			len(raw), maxAdditionalOwners))
@@ -78,15 +82,36 @@ func parseOwners(raw []string) ([]int64, error) {
 	owners := make([]int64, 0, len(raw))
 	for _, s := range raw {
 		id, ok := validation.ParseID(s)
-		if !ok {
+		switch {
+		case !ok:
 			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%s] does not match %s.",
 				s, validation.IDPattern), s)
+		case slices.Contains(owners, id):
+			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field names user [%s] more than once.", s), s)
+		case id == self:
+			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field names the uploader [%s], who owns the upload already.", s), s)
 		}
-		if !slices.Contains(owners, id) {
-			owners = append(owners, id)
-		}
+		owners = append(owners, id)
 	}
 	return owners, nil
+}
+
+// checkOwnersExist refuses additional owners that are not users (or were
+// deleted).
+func (m *Module) checkOwnersExist(ctx context.Context, owners []int64) error {
+	if len(owners) == 0 {
+		return nil
+	}
+	found, err := m.Store.UsersByIDs(ctx, owners)
+	if err != nil {
+		return fmt.Errorf("additional owners: %w", err)
+	}
+	for _, id := range owners {
+		if !slices.ContainsFunc(found, func(u storage.User) bool { return u.ID == id && u.DeletedAt == nil }) {
+			return apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%d] is not a user.", id), fmt.Sprint(id))
+		}
+	}
+	return nil
 }
 
 // checkSize checks a declared total_bytes against the caller's limit for

@@ -17,6 +17,8 @@ type Store interface {
 	// UserMediaElevated reports whether a user gets the larger limits
 	// (premium or verified).
 	UserMediaElevated(ctx context.Context, userID int64) (bool, error)
+	// UsersByIDs returns the known users among ids.
+	UsersByIDs(ctx context.Context, ids []int64) ([]storage.User, error)
 	CreateMedia(ctx context.Context, m storage.Media) (storage.Media, error)
 	Media(ctx context.Context, id int64) (storage.Media, error)
 	// AddMediaSegment records a stored copy of a segment; storage.ErrConflict

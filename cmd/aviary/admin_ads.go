@@ -10,6 +10,7 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // demoFeatures are the features bootstrap grants the demo ads account.
@@ -112,8 +113,8 @@ func fundingFlags(o adminFlags) (storage.NewFundingInstrument, error) {
 	if !slices.Contains(storage.FundingInstrumentTypes, fi.Type) {
 		return fi, fmt.Errorf("--type %q: want one of %s", o.FundingType, strings.Join(storage.FundingInstrumentTypes, ", "))
 	}
-	if len(fi.Currency) != 3 || strings.Trim(fi.Currency, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") != "" {
-		return fi, fmt.Errorf("--currency %q: want an ISO 4217 code such as USD", o.Currency)
+	if !validation.IsCurrency(fi.Currency) {
+		return fi, fmt.Errorf("--currency %q: want an ISO 4217 currency code in circulation such as USD", o.Currency)
 	}
 	return fi, nil
 }

@@ -63,6 +63,7 @@ func TestAdminAds(t *testing.T) {
 		{verb: "ads feature", args: []string{"nope", "CATALOGS", "on"}, wantErr: "not found"},
 		{verb: "ads funding-instrument", args: []string{acct, "--type", "wire"}, wantErr: `--type "wire"`},
 		{verb: "ads funding-instrument", args: []string{acct, "--currency", "dollars"}, wantErr: `--currency "dollars"`},
+		{verb: "ads funding-instrument", args: []string{acct, "--currency", "ZZZ"}, wantErr: `--currency "ZZZ"`},
 		{verb: "ads funding-instrument", args: []string{"nope"}, wantErr: "not found"},
 		{verb: "ads account", args: []string{owner.Username, "  "}, wantErr: "must not be blank"},
 		{verb: "ads launch", args: []string{acct}, wantErr: "unexpected argument"},

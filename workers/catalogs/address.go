@@ -66,6 +66,17 @@ func Refused(ip netip.Addr) bool {
 type RefusedAddressError struct {
 	// Addr is the resolved address and port the fetch would have reached.
 	Addr string
+	// Host is the host as the URL (or redirect) named it: an IP literal or
+	// a name. Only logs may pair a name with Addr (see Checker).
+	Host string
+}
+
+// Named reports whether the refused connection was to a host name rather
+// than an IP literal: what the name resolved to is then not the caller's
+// to learn.
+func (e *RefusedAddressError) Named() bool {
+	_, err := netip.ParseAddr(strings.Trim(e.Host, "[]"))
+	return err != nil
 }
 
 func (e *RefusedAddressError) Error() string {

@@ -110,8 +110,12 @@ func (c *Checker) fetchFailure(err error) *Failure {
 	var netErr net.Error
 	var status *StatusError
 	switch {
+	case errors.As(err, &refused) && refused.Named():
+		// A name resolving inward answers as a name that does not resolve:
+		// neither the address nor that the name exists is revealed.
+		return unreachable()
 	case errors.As(err, &refused):
-		return &Failure{RuleRefusedAddress, fmt.Sprintf("The image address resolves to %s, which is not a public address.", refused.Addr)}
+		return &Failure{RuleRefusedAddress, "The image URL's address is not a public address."}
 	case errors.Is(err, ErrTooLarge):
 		return &Failure{RuleTooLarge, fmt.Sprintf("The image is larger than %d bytes.", c.Fetcher.MaxBytes())}
 	case errors.Is(err, ErrScheme):
@@ -123,5 +127,10 @@ func (c *Checker) fetchFailure(err error) *Failure {
 	case errors.As(err, &status):
 		return &Failure{RuleUnreachable, fmt.Sprintf("The image could not be fetched: the server answered HTTP status %d.", status.Code)}
 	}
+	return unreachable()
+}
+
+// unreachable is the failure of an image whose server cannot be reached.
+func unreachable() *Failure {
 	return &Failure{RuleUnreachable, "The image could not be fetched: the server could not be reached."}
 }

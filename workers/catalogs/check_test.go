@@ -3,6 +3,7 @@ package catalogs
 import (
 	"net/http"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -125,4 +126,34 @@ func BenchmarkImageChecks(b *testing.B) {
 		}
 	})
 	b.ReportMetric(float64(b.N)/time.Since(begin).Seconds(), "checks/s")
+}
+
+// TestCheckRefusedNameRevealsNothing: a URL whose host name resolves to a
+// refused address fails as an unreachable server does, so the answer
+// tells neither the address nor that the name resolves at all; an IP
+// literal is refused as such (its address is the caller's own text).
+func TestCheckRefusedNameRevealsNothing(t *testing.T) {
+	t.Parallel()
+	inner := listenCounting(t, "tcp", "127.0.0.1:0")
+	closed := listenCounting(t, "tcp", "127.0.0.1:0")
+	closed.ln.Close()
+	allow, _ := ParseAllowList("127.0.0.1:" + closed.port())
+	c := &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow, Timeout: 2 * time.Second})}
+	gone := c.Check(t.Context(), "http://127.0.0.1:"+closed.port()+"/ok.png")
+	named := c.Check(t.Context(), "http://localhost:"+inner.port()+"/ok.png")
+	if named == nil || gone == nil || *named != *gone {
+		t.Fatalf("refused name: %v; unreachable server: %v; want the same failure", named, gone)
+	}
+	for _, leak := range []string{"127.0.0.1", "::1", inner.port(), "resolve"} {
+		if strings.Contains(named.Message, leak) {
+			t.Errorf("refused name's message %q reveals %q", named.Message, leak)
+		}
+	}
+	literal := c.Check(t.Context(), "http://127.0.0.1:"+inner.port()+"/ok.png")
+	if literal == nil || literal.Rule != RuleRefusedAddress || strings.Contains(literal.Message, inner.port()) {
+		t.Errorf("IP literal: %v, want rule %s without the port", literal, RuleRefusedAddress)
+	}
+	if n := inner.accepted.Load(); n != 0 {
+		t.Errorf("the refused address got %d connections", n)
+	}
 }

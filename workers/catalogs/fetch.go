@@ -158,7 +158,12 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 	if !f.cfg.Allow.Allows(addr) {
 		d.ControlContext = f.control
 	}
-	return d.DialContext(ctx, network, addr)
+	conn, err := d.DialContext(ctx, network, addr)
+	var refused *RefusedAddressError
+	if errors.As(err, &refused) {
+		refused.Host, _, _ = net.SplitHostPort(addr)
+	}
+	return conn, err
 }
 
 // control runs after the socket is made and before it connects, with the

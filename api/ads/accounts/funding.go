@@ -8,6 +8,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // fundingParams are the parameters of the sandbox's funding instrument
@@ -37,8 +38,16 @@ func (m *Module) createFunding(w http.ResponseWriter, r *http.Request, p *adsx.P
 	}
 	start := p.RequiredTime("start_time")
 	fi.StartTime, fi.EndTime = &start, p.Time("end_time")
-	if fi.Currency != "" && !isCurrencyCode(fi.Currency) {
-		p.Fail("currency", fmt.Sprintf("Expected an ISO 4217 currency code (three capital letters), got %q for currency", fi.Currency))
+	if fi.Currency != "" && !validation.IsCurrency(fi.Currency) {
+		p.Fail("currency", fmt.Sprintf("Expected an ISO 4217 currency code in circulation (three capital letters, such as USD), got %q for currency", fi.Currency))
+	}
+	for _, a := range []struct {
+		name   string
+		amount *int64
+	}{{"credit_limit_local_micro", fi.CreditLimitLocalMicro}, {"funded_amount_local_micro", fi.FundedAmountLocalMicro}} {
+		if msg := validation.MicroAmountError(deref(a.amount), fi.Currency); msg != "" {
+			p.Fail(a.name, fmt.Sprintf("%s (%d): %s", a.name, *a.amount, msg))
+		}
 	}
 	if fi.EndTime != nil && !start.IsZero() && !fi.EndTime.After(start) {
 		p.Fail("end_time", "end_time must be after start_time")
@@ -74,15 +83,10 @@ func (m *Module) deleteFunding(w http.ResponseWriter, r *http.Request, p *adsx.P
 	return adsx.WriteData(w, p, http.StatusOK, fundingRenderer(time.Now())(f))
 }
 
-// isCurrencyCode reports whether s has the form of an ISO 4217 code.
-func isCurrencyCode(s string) bool {
-	if len(s) != 3 {
-		return false
+// deref is *v, or 0 for nil.
+func deref(v *int64) int64 {
+	if v == nil {
+		return 0
 	}
-	for _, c := range s {
-		if c < 'A' || c > 'Z' {
-			return false
-		}
-	}
-	return true
+	return *v
 }

@@ -1021,7 +1021,7 @@ func TestHostilePartialUpdates(t *testing.T) {
 		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"bid_amount_local_micro": {"-1"}}},
 		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"bid_strategy": {"MAX"}}},
 		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"duration_in_days": {"2"}}},
-		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"daily_budget_amount_local_micro": {"2000"}, "total_budget_amount_local_micro": {"1000"}}},
+		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"daily_budget_amount_local_micro": {"20000000"}, "total_budget_amount_local_micro": {"10000000"}}},
 		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"start_time": {"2030-01-02T00:00:00Z"}, "end_time": {"2030-01-01T00:00:00Z"}}},
 		{"/12/accounts/{account_id}/line_items/{line_item_id}", url.Values{"entity_status": {"DELETED"}}},
 		{"/12/accounts/{account_id}/campaigns/{campaign_id}", url.Values{"daily_budget_amount_local_micro": {"-1"}}},

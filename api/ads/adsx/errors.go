@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
 )
 
 // Ads error codes (docs/ads-errors.md); the HTTP status of each is the
@@ -74,4 +75,21 @@ func NotAllowed(message string) *apierr.Error {
 func FeatureNotAvailable(feature string) *apierr.Error {
 	return &apierr.Error{Status: http.StatusBadRequest, Title: "Feature not available",
 		Detail: fmt.Sprintf("The account does not have the %s feature", feature), AdsCode: CodeFeatureNotAvailable}
+}
+
+// RepeatedKeys refuses a JSON body in which an object gives a field name
+// twice (httpx.RepeatedKey: names compared without regard to case), as
+// every JSON body is refused: 400 INVALID_PARAMETER naming the second one
+// under root ("operations" and `[0].operation_type` give
+// `operations[0].operation_type`).
+func RepeatedKeys(body []byte, root string) error {
+	path, ok := httpx.RepeatedKey(body)
+	if !ok {
+		return nil
+	}
+	name := root + path
+	if root != "" && !strings.HasPrefix(path, "[") {
+		name = root + "." + path
+	}
+	return Invalid(name, fmt.Sprintf("%s is given more than once (field names are matched without regard to case)", name))
 }

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // MaxIDs is how many ids an id-list filter takes.
@@ -228,8 +229,11 @@ func (p *Params) Required(name string, maxLen int) string {
 
 func (p *Params) checkText(name, v string, maxLen int) bool {
 	switch {
-	case !utf8.ValidString(v) || strings.ContainsRune(v, 0):
+	case !utf8.ValidString(v):
 		p.fail(CodeInvalidParameter, name, fmt.Sprintf("%s is not valid UTF-8 text", name), "")
+		return false
+	case strings.ContainsRune(v, 0):
+		p.fail(CodeInvalidParameter, name, fmt.Sprintf("%s must not contain NUL (U+0000) characters", name), "")
 		return false
 	case maxLen > 0 && utf8.RuneCountInString(v) > maxLen:
 		p.fail(CodeInvalidParameter, name, fmt.Sprintf("%s must be at most %d characters", name, maxLen), v)
@@ -421,7 +425,12 @@ func (p *Params) Time(name string) *time.Time {
 		p.fail(CodeInvalidParameter, name, fmt.Sprintf("Expected time, got %q for %s", v, name), v)
 		return nil
 	}
+	if msg := validation.OffsetError(t); msg != "" {
+		p.fail(CodeInvalidParameter, name, fmt.Sprintf("%q is not a valid time for %s: %s", v, name, msg), v)
+		return nil
+	}
 	p.echo[name] = v
+	t = t.UTC()
 	return &t
 }
 
@@ -438,10 +447,12 @@ func (p *Params) RequiredTime(name string) time.Time {
 
 var timeLayouts = []string{time.RFC3339Nano, "2006-01-02T15:04:05Z0700", "2006-01-02T15:04Z07:00", "2006-01-02"}
 
+// parseTime parses v by the first of timeLayouts that takes it, keeping
+// its offset as written.
 func parseTime(v string) (time.Time, bool) {
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, v); err == nil {
-			return t.UTC(), true
+			return t, true
 		}
 	}
 	return time.Time{}, false

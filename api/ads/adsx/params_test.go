@@ -271,3 +271,40 @@ func TestIDNamesTheParameter(t *testing.T) {
 		t.Errorf("campaign_id=c1: got %v, echo %v, err %v", got, p.Echo(), p.Err())
 	}
 }
+
+// TestMessagesSayWhatIsWrong: a refusal names the defect the value has
+// (NUL is valid UTF-8; a -24:00 offset is a well-formed time of no place).
+func TestMessagesSayWhatIsWrong(t *testing.T) {
+	cases := []struct {
+		name, query  string
+		read         func(p *Params) any
+		want, refute string // in the message / not in it
+	}{
+		{"NUL", "name=a%00b", func(p *Params) any { return p.String("name", 5) }, "NUL", "UTF-8"},
+		{"NUL in a list", "l=a,b%00", func(p *Params) any { return p.List("l", 5) }, "NUL", "UTF-8"},
+		{"invalid UTF-8", "name=a%ffb", func(p *Params) any { return p.String("name", 5) }, "UTF-8", "NUL"},
+		{"offset -24:00", "t=2024-01-01T00:00:00-24:00", func(p *Params) any { return p.Time("t") }, "-24:00", ""},
+		{"offset +23:59", "t=2024-01-01T00:00:00%2B23:59", func(p *Params) any { return p.Time("t") }, "+23:59", ""},
+		{"offset -12:01", "t=2024-01-01T00:00:00-12:01", func(p *Params) any { return p.Time("t") }, "-12:00 to +14:00", ""},
+		{"offset +14:01 basic form", "t=2024-01-01T00:00:00%2B1401", func(p *Params) any { return p.RequiredTime("t") }, "+14:01", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := params(t, tc.query)
+			tc.read(p)
+			err, _ := p.Err().(*apierr.Error)
+			if err == nil {
+				t.Fatalf("accepted")
+			}
+			msg := err.Params[0].Message
+			if !strings.Contains(msg, tc.want) || tc.refute != "" && strings.Contains(msg, tc.refute) {
+				t.Errorf("message %q: want %q in it, not %q", msg, tc.want, tc.refute)
+			}
+		})
+	}
+	for _, ok := range []string{"2024-01-01T00:00:00-12:00", "2024-01-01T00:00:00%2B14:00", "2024-01-01T00:00:00%2B05:45"} {
+		if p := params(t, "t="+ok); p.Time("t") == nil || p.Err() != nil {
+			t.Errorf("%s refused: %v", ok, p.Err())
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // Users batch limits (the reference's).
@@ -283,6 +284,11 @@ func (p *batchParser) times(prefix string, op *storage.AudienceOperation, effect
 	}
 	if expires == nil {
 		op.ExpiresAt = op.EffectiveAt.AddDate(0, defaultExpiryMonths, 0)
+		if op.ExpiresAt.Year() > validation.MaxYear {
+			return adsx.Invalid(prefix+"effective_at", fmt.Sprintf("%seffective_at is so late that the default expires_at "+
+				"(effective_at + %d months) falls after the year %d: send expires_at", prefix, defaultExpiryMonths, validation.MaxYear),
+				op.EffectiveAt.Format(time.RFC3339))
+		}
 		if !op.ExpiresAt.After(p.now) {
 			return adsx.Invalid(prefix+"effective_at", fmt.Sprintf("%seffective_at is more than %d months ago, so the default "+
 				"expires_at (effective_at + %d months) has passed: send expires_at", prefix, defaultExpiryMonths, defaultExpiryMonths),
@@ -306,10 +312,17 @@ func (p *batchParser) time(name string) (*time.Time, error) {
 		return nil, err
 	}
 	for _, layout := range timeLayouts {
-		if t, err := time.Parse(layout, string(v)); err == nil {
-			t = t.UTC()
-			return &t, nil
+		t, err := time.Parse(layout, string(v))
+		if err != nil {
+			continue
 		}
+		if msg := validation.OffsetError(t); msg != "" {
+			return nil, adsx.Invalid(name, fmt.Sprintf("%q is not a valid time for %s: %s", clip(string(v)), name, msg), clip(string(v)))
+		}
+		if t = t.UTC(); t.Year() > validation.MaxYear {
+			return nil, adsx.Invalid(name, fmt.Sprintf("%s must be before the year %d", name, validation.MaxYear+1), clip(string(v)))
+		}
+		return &t, nil
 	}
 	return nil, adsx.Invalid(name, fmt.Sprintf("Expected an ISO 8601 time, got %q for %s", clip(string(v)), name), clip(string(v)))
 }
@@ -419,7 +432,10 @@ var errNotDigest = errors.New(" must be the SHA-256 hex digest (64 hex character
 // "<parameter> ...".
 func identifier(kind byte, v []byte, key *storage.MemberKey) error {
 	if kind == storage.IdentPartnerUserID {
-		if len(v) == 0 || len(v) > maxPartnerUserID || !utf8.Valid(v) {
+		switch {
+		case !utf8.Valid(v):
+			return errors.New(" must be valid UTF-8 text")
+		case len(v) == 0 || utf8.RuneCount(v) > maxPartnerUserID:
 			return fmt.Errorf(" must be 1 to %d characters", maxPartnerUserID)
 		}
 		sum := sha256.Sum256(v)

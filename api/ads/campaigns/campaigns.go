@@ -1,6 +1,7 @@
 package campaigns
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -11,6 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // Ads error codes of this module (the platform's error table).
@@ -74,11 +76,45 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 	if err := p.Err(); err != nil {
 		return err
 	}
+	if err := m.checkCurrency(r.Context(), n); err != nil {
+		return err
+	}
 	c, err := m.deps.Store.CreateCampaign(r.Context(), adsx.UserID(r), n)
 	if err != nil {
 		return fundingErr(err, n.FundingInstrumentID)
 	}
 	return adsx.WriteData(w, p, http.StatusOK, render(c))
+}
+
+// checkCurrency refuses a campaign on a funding instrument whose currency
+// is not an ISO 4217 currency (no amount of it means anything), and
+// budgets that are not a whole number of the currency's minor unit.
+func (m *Module) checkCurrency(ctx context.Context, n storage.NewCampaign) error {
+	fi, err := m.deps.Store.FundingInstrument(ctx, n.AccountID, n.FundingInstrumentID)
+	if err != nil {
+		return fundingErr(err, n.FundingInstrumentID)
+	}
+	if !validation.IsCurrency(fi.Currency) {
+		e := adsx.Invalid("funding_instrument_id", fmt.Sprintf("The funding instrument %s is in %q, which is not an ISO 4217 currency",
+			fi.ID, fi.Currency), fi.ID)
+		e.AdsCode = codeInvalidFundingInstrument
+		return e
+	}
+	return budgetUnits(fi.Currency, map[string]*int64{"daily_budget_amount_local_micro": n.DailyBudget,
+		"total_budget_amount_local_micro": n.TotalBudget})
+}
+
+// budgetUnits refuses an amount sent (by parameter name) that is not a
+// whole number of the minor unit of currency.
+func budgetUnits(currency string, sent map[string]*int64) error {
+	for _, name := range []string{"daily_budget_amount_local_micro", "total_budget_amount_local_micro"} {
+		if v := sent[name]; v != nil {
+			if msg := validation.MicroAmountError(*v, currency); msg != "" {
+				return adsx.Invalid(name, fmt.Sprintf("%s (%d): %s", name, *v, msg), strconv.FormatInt(*v, 10))
+			}
+		}
+	}
+	return nil
 }
 
 // update is the PUT: the attributes sent, checked against the stored ones
@@ -118,6 +154,10 @@ func parseUpdate(p *adsx.Params) func(*storage.Campaign) error {
 		p.Fail("daily_budget_amount_local_micro", "daily_budget_amount_local_micro must be at most total_budget_amount_local_micro")
 	}
 	return func(c *storage.Campaign) error {
+		if err := budgetUnits(c.Currency, map[string]*int64{"daily_budget_amount_local_micro": daily,
+			"total_budget_amount_local_micro": total}); err != nil {
+			return err
+		}
 		setIf(&c.Name, name)
 		setIf(&c.BudgetOptimization, opt)
 		setIf(&c.EntityStatus, status)

@@ -147,7 +147,7 @@ func TestCreateCampaignRejects(t *testing.T) {
 		{"daily budget not a number", valid("daily_budget_amount_local_micro", "ten"), 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
 		{"daily budget zero", valid("daily_budget_amount_local_micro", "0"), 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
 		{"total budget negative", valid("total_budget_amount_local_micro", "-5"), 400, "INVALID_PARAMETER", "total_budget_amount_local_micro"},
-		{"daily above total", valid("daily_budget_amount_local_micro", "20", "total_budget_amount_local_micro", "10"), 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
+		{"daily above total", valid("daily_budget_amount_local_micro", "200000", "total_budget_amount_local_micro", "100000"), 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
 		{"purchase order too long", valid("purchase_order_number", strings.Repeat("9", 51)), 400, "INVALID_PARAMETER", "purchase_order_number"},
 		{"standard delivery not boolean", valid("standard_delivery", "yes"), 400, "INVALID_PARAMETER", "standard_delivery"},
 		{"unknown parameter", valid("frequency_cap", "3"), 400, "INVALID_PARAMETER", "frequency_cap"},
@@ -187,7 +187,7 @@ func TestUpdateCampaignRejects(t *testing.T) {
 	bobsCampaign := factory.Campaign(t, s.DB, bobs.ID, factory.FundingInstrument(t, s.DB, bobs.ID))
 	base := "/12/accounts/" + acct.ID + "/campaigns"
 	c := alice.Post(t, base, url.Values{"funding_instrument_id": {factory.FundingInstrument(t, s.DB, acct.ID)}, "name": {"c"},
-		"daily_budget_amount_local_micro": {"100"}, "total_budget_amount_local_micro": {"1000"}}).Status(t, http.StatusOK).Data(t)
+		"daily_budget_amount_local_micro": {"1000000"}, "total_budget_amount_local_micro": {"10000000"}}).Status(t, http.StatusOK).Data(t)
 	id := c["id"].(string)
 	tests := []struct {
 		name   string
@@ -197,9 +197,9 @@ func TestUpdateCampaignRejects(t *testing.T) {
 		code   string
 		param  string
 	}{
-		{"daily above stored total", id, url.Values{"daily_budget_amount_local_micro": {"1001"}}, 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
-		{"total below stored daily", id, url.Values{"total_budget_amount_local_micro": {"99"}}, 400, "INVALID_PARAMETER", "total_budget_amount_local_micro"},
-		{"both, daily above total", id, url.Values{"daily_budget_amount_local_micro": {"50"}, "total_budget_amount_local_micro": {"40"}}, 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
+		{"daily above stored total", id, url.Values{"daily_budget_amount_local_micro": {"10010000"}}, 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
+		{"total below stored daily", id, url.Values{"total_budget_amount_local_micro": {"990000"}}, 400, "INVALID_PARAMETER", "total_budget_amount_local_micro"},
+		{"both, daily above total", id, url.Values{"daily_budget_amount_local_micro": {"500000"}, "total_budget_amount_local_micro": {"400000"}}, 400, "INVALID_PARAMETER", "daily_budget_amount_local_micro"},
 		{"back to draft", id, url.Values{"entity_status": {"DRAFT"}}, 400, "INVALID_PARAMETER", "entity_status"},
 		{"funding instrument", id, url.Values{"funding_instrument_id": {"x"}}, 400, "INVALID_PARAMETER", "funding_instrument_id"},
 		{"name too long", id, url.Values{"name": {strings.Repeat("n", 256)}}, 400, "INVALID_PARAMETER", "name"},
@@ -214,7 +214,7 @@ func TestUpdateCampaignRejects(t *testing.T) {
 	alice.Delete(t, base+"/"+bobsCampaign, nil).Fails(t, http.StatusNotFound, "CAMPAIGN_NOT_FOUND", "campaign_id")
 	alice.Get(t, base+"/"+bobsCampaign, nil).Fails(t, http.StatusNotFound, "CAMPAIGN_NOT_FOUND", "campaign_id")
 	got := alice.Get(t, base+"/"+id, nil).Status(t, http.StatusOK).Data(t)
-	if got["daily_budget_amount_local_micro"] != float64(100) || got["total_budget_amount_local_micro"] != float64(1000) || got["name"] != "c" {
+	if got["daily_budget_amount_local_micro"] != float64(1000000) || got["total_budget_amount_local_micro"] != float64(10000000) || got["name"] != "c" {
 		t.Fatalf("campaign changed by refused updates: %v", got)
 	}
 	if h := history(t, s, id); len(h) != 1 {
@@ -403,13 +403,13 @@ func TestUpdateCampaignWithoutChangeWritesNothing(t *testing.T) {
 	acct := alice.Account(t)
 	base := "/12/accounts/" + acct.ID + "/campaigns"
 	c := alice.Post(t, base, url.Values{"funding_instrument_id": {factory.FundingInstrument(t, s.DB, acct.ID)}, "name": {"same"},
-		"daily_budget_amount_local_micro": {"100"}, "total_budget_amount_local_micro": {"1000"}, "entity_status": {"PAUSED"},
+		"daily_budget_amount_local_micro": {"1000000"}, "total_budget_amount_local_micro": {"10000000"}, "entity_status": {"PAUSED"},
 		"purchase_order_number": {"PO-1"}, "standard_delivery": {"true"}}).Status(t, http.StatusOK).Data(t)
 	id := c["id"].(string)
 	stamp := updatedAt(t, s, id)
 	for _, params := range []url.Values{
 		{"name": {"same"}},
-		{"name": {"same"}, "daily_budget_amount_local_micro": {"100"}, "total_budget_amount_local_micro": {"1000"},
+		{"name": {"same"}, "daily_budget_amount_local_micro": {"1000000"}, "total_budget_amount_local_micro": {"10000000"},
 			"entity_status": {"paused"}, "purchase_order_number": {"PO-1"}, "standard_delivery": {"TRUE"}, "budget_optimization": {"LINE_ITEM"}},
 	} {
 		got := alice.Put(t, base+"/"+id, params).Status(t, http.StatusOK).Data(t)
@@ -456,7 +456,7 @@ func TestBudgetOptimizationSwitchKeepsLineItemBudgets(t *testing.T) {
 		name  string
 		extra url.Values
 	}{
-		{"daily budget", url.Values{"daily_budget_amount_local_micro": {"1000"}}},
+		{"daily budget", url.Values{"daily_budget_amount_local_micro": {"10000000"}}},
 		{"standard delivery", url.Values{"standard_delivery": {"false"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

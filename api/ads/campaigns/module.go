@@ -21,6 +21,9 @@ type Store interface {
 	UpdateCampaign(ctx context.Context, userID int64, accountID, id string, apply func(*storage.Campaign) error) (storage.Campaign, error)
 	// DeleteCampaign soft-deletes a campaign, with its history entry.
 	DeleteCampaign(ctx context.Context, userID int64, accountID, id string) (storage.Campaign, error)
+	// FundingInstrument loads a funding instrument of the account, deleted
+	// or not (storage.ErrNotFound).
+	FundingInstrument(ctx context.Context, accountID, id string) (storage.FundingInstrument, error)
 }
 
 // Deps are the module's dependencies.

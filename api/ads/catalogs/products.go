@@ -60,6 +60,9 @@ func readBatch(r *http.Request) ([]json.RawMessage, error) {
 	if !utf8.Valid(raw) {
 		return nil, adsx.Invalid("body", "The request body must be valid UTF-8")
 	}
+	if err := adsx.RepeatedKeys(raw, ""); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	var body batchBody

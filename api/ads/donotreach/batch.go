@@ -192,6 +192,9 @@ func parseBatch(body []byte, now time.Time) ([]storage.DoNotReachOperation, erro
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('[') {
 		return nil, adsx.Invalid("operations", "The request body must be a JSON array of operations")
 	}
+	if err := adsx.RepeatedKeys(body, "operations"); err != nil {
+		return nil, err
+	}
 	c := checker{now: now}
 	var ops []storage.DoNotReachOperation
 	for i := 0; dec.More(); i++ {

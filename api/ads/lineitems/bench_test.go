@@ -104,12 +104,12 @@ func BenchmarkListLineItemsPage(b *testing.B) {
 // 100,000 line items (rules, update and history in one transaction).
 func BenchmarkUpdateLineItem(b *testing.B) {
 	e := benchEnv(b)
-	id := e.create(b, with(e.baseParams(e.campaignID), url.Values{"bid_amount_local_micro": {"100"}}))["id"].(string)
+	id := e.create(b, with(e.baseParams(e.campaignID), url.Values{"bid_amount_local_micro": {"1000000"}}))["id"].(string)
 	var ds []time.Duration
 	i := 0
 	for b.Loop() {
 		i++
-		d, _ := timed(b, e, http.MethodPut, e.path("/"+id), url.Values{"bid_amount_local_micro": {strings.Repeat("1", 1+i%9)}})
+		d, _ := timed(b, e, http.MethodPut, e.path("/"+id), url.Values{"bid_amount_local_micro": {strings.Repeat("1", 1+i%9) + "0000"}})
 		ds = append(ds, d)
 	}
 	report(b, ds)

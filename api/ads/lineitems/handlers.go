@@ -1,10 +1,12 @@
 package lineitems
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/storage"
@@ -68,6 +70,9 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 	if err := p.Err(); err != nil {
 		return err
 	}
+	if err := m.checkAdvertiser(r.Context(), pt); err != nil {
+		return err
+	}
 	var business map[string]storage.AdvertiserBusinessCategory
 	if base.Objective == "PREROLL_VIEWS" {
 		if business, err = m.deps.Store.AdvertiserBusinessCategoriesOf(r.Context(), pt.Categories); err != nil {
@@ -95,6 +100,9 @@ func (m *Module) update(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 	}
 	pt := parsePatch(p, false)
 	if err := p.Err(); err != nil {
+		return err
+	}
+	if err := m.checkAdvertiser(r.Context(), pt); err != nil {
 		return err
 	}
 	id := r.PathValue("line_item_id")
@@ -139,6 +147,31 @@ func (m *Module) update(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 		}
 		return adsx.WriteData(w, p, http.StatusOK, render(li))
 	}
+}
+
+// checkAdvertiser refuses an advertiser_user_id that names no user, or a
+// deleted one (one that is not a number at all is left to its rule, which
+// says so).
+func (m *Module) checkAdvertiser(ctx context.Context, pt patch) error {
+	id := pt.AdvertiserUserID
+	if id == nil || !numeric(*id) {
+		return nil
+	}
+	n, err := strconv.ParseInt(*id, 10, 64)
+	var u storage.User
+	if err == nil {
+		u, err = m.deps.Store.UserByID(ctx, n)
+	}
+	if err == nil && u.DeletedAt != nil {
+		err = storage.ErrNotFound
+	}
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, strconv.ErrRange), errors.Is(err, storage.ErrNotFound):
+		return adsx.Invalid("advertiser_user_id", fmt.Sprintf("advertiser_user_id %s is not the id of a user", *id), *id)
+	}
+	return fmt.Errorf("advertiser user %s: %w", *id, err)
 }
 
 // errCategoriesMoved means the stored categories changed between their

@@ -78,13 +78,13 @@ func TestLineItemDefaults(t *testing.T) {
 		bid                   any
 	}{
 		{"engagements auto", url.Values{}, "ENGAGEMENT", "AUTO", nil, nil},
-		{"engagements with bid is MAX", url.Values{"bid_amount_local_micro": {"500"}}, "ENGAGEMENT", "MAX", nil, 500.0},
-		{"AUTO ignores the bid", url.Values{"bid_strategy": {"AUTO"}, "bid_amount_local_micro": {"500"}}, "ENGAGEMENT", "AUTO", nil, nil},
-		{"reach with bid is TARGET", url.Values{"objective": {"REACH"}, "bid_amount_local_micro": {"500"}}, "MAX_REACH", "TARGET", nil, 500.0},
-		{"followers with bid is AUTO", url.Values{"objective": {"FOLLOWERS"}, "bid_amount_local_micro": {"500"}}, "FOLLOWERS", "AUTO", nil, nil},
+		{"engagements with bid is MAX", url.Values{"bid_amount_local_micro": {"5000000"}}, "ENGAGEMENT", "MAX", nil, 5000000.0},
+		{"AUTO ignores the bid", url.Values{"bid_strategy": {"AUTO"}, "bid_amount_local_micro": {"5000000"}}, "ENGAGEMENT", "AUTO", nil, nil},
+		{"reach with bid is TARGET", url.Values{"objective": {"REACH"}, "bid_amount_local_micro": {"5000000"}}, "MAX_REACH", "TARGET", nil, 5000000.0},
+		{"followers with bid is AUTO", url.Values{"objective": {"FOLLOWERS"}, "bid_amount_local_micro": {"5000000"}}, "FOLLOWERS", "AUTO", nil, nil},
 		{"website clicks pay by impression", url.Values{"objective": {"WEBSITE_CLICKS"}}, "LINK_CLICKS", "AUTO", "IMPRESSION", nil},
 		{"website clicks TARGET pays by link click", url.Values{"objective": {"WEBSITE_CLICKS"}, "bid_strategy": {"TARGET"},
-			"bid_amount_local_micro": {"500"}}, "LINK_CLICKS", "TARGET", "LINK_CLICK", 500.0},
+			"bid_amount_local_micro": {"5000000"}}, "LINK_CLICKS", "TARGET", "LINK_CLICK", 5000000.0},
 		{"app installs", url.Values{"objective": {"APP_INSTALLS"}, "ios_app_store_identifier": {"1"}}, "APP_INSTALLS", "AUTO", "IMPRESSION", nil},
 		{"app installs pay by app click", url.Values{"objective": {"APP_INSTALLS"}, "android_app_store_identifier": {"com.x"},
 			"pay_by": {"APP_CLICK"}}, "APP_INSTALLS", "AUTO", "APP_CLICK", nil},
@@ -107,7 +107,7 @@ func TestLineItemDefaults(t *testing.T) {
 // item, and history records old and new values.
 func TestUpdateLineItem(t *testing.T) {
 	e := newEnv(t)
-	li := e.create(t, with(e.baseParams(e.campaignID), url.Values{"name": {"before"}, "bid_amount_local_micro": {"100"}}))
+	li := e.create(t, with(e.baseParams(e.campaignID), url.Values{"name": {"before"}, "bid_amount_local_micro": {"1000000"}}))
 	id := li["id"].(string)
 	got := e.alice.Put(t, e.path("/"+id), url.Values{"bid_amount_local_micro": {"140000"}, "entity_status": {"PAUSED"}}).Status(t, 200).Data(t)
 	if got["bid_amount_local_micro"] != 140000.0 || got["entity_status"] != "PAUSED" || got["name"] != "before" || got["bid_strategy"] != "MAX" {
@@ -119,7 +119,7 @@ func TestUpdateLineItem(t *testing.T) {
 	if err := json.Unmarshal([]byte(changes), &c); err != nil {
 		t.Fatal(err)
 	}
-	if c["bid_amount_local_micro"]["old"] != 100.0 || c["bid_amount_local_micro"]["new"] != 140000.0 ||
+	if c["bid_amount_local_micro"]["old"] != 1000000.0 || c["bid_amount_local_micro"]["new"] != 140000.0 ||
 		c["entity_status"]["new"] != "PAUSED" || c["name"] != nil {
 		t.Fatalf("changes: %s", changes)
 	}
@@ -376,8 +376,8 @@ func insertUntil(t *testing.T, e env, stop <-chan struct{}, errs chan<- error) {
 // updated_at and records no history entry.
 func TestUpdateLineItemWithoutChangeWritesNothing(t *testing.T) {
 	e := newEnv(t)
-	li := e.create(t, with(e.baseParams(e.campaignID), url.Values{"name": {"same"}, "bid_amount_local_micro": {"100"},
-		"total_budget_amount_local_micro": {"5000"}, "categories": {"IAB1,IAB2"}}))
+	li := e.create(t, with(e.baseParams(e.campaignID), url.Values{"name": {"same"}, "bid_amount_local_micro": {"1000000"},
+		"total_budget_amount_local_micro": {"50000000"}, "categories": {"IAB1,IAB2"}}))
 	id := li["id"].(string)
 	stamp := func() string {
 		var at string
@@ -388,7 +388,7 @@ func TestUpdateLineItemWithoutChangeWritesNothing(t *testing.T) {
 	for _, params := range []url.Values{
 		nil,
 		{"name": {"same"}},
-		{"name": {"same"}, "bid_strategy": {"MAX"}, "bid_amount_local_micro": {"100"}, "total_budget_amount_local_micro": {"5000"},
+		{"name": {"same"}, "bid_strategy": {"MAX"}, "bid_amount_local_micro": {"1000000"}, "total_budget_amount_local_micro": {"50000000"},
 			"categories": {"IAB1,IAB2"}, "entity_status": {"ACTIVE"}},
 	} {
 		got := e.alice.Put(t, e.path("/"+id), params).Status(t, 200).Data(t)

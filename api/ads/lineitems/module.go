@@ -35,6 +35,8 @@ type Store interface {
 	// DeleteLineItem soft-deletes a non-deleted line item of the account
 	// (storage.ErrNotFound if there is none), with its history entry.
 	DeleteLineItem(ctx context.Context, userID int64, accountID, id string) (storage.LineItem, error)
+	// UserByID loads a user (storage.ErrNotFound if there is none).
+	UserByID(ctx context.Context, id int64) (storage.User, error)
 }
 
 // Deps are the module's dependencies.

@@ -3,6 +3,7 @@ package lineitems
 import (
 	"math"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
@@ -81,7 +82,7 @@ func parsePatch(p *adsx.Params, create bool) patch {
 		TotalBudget:       p.Int64("total_budget_amount_local_micro", 1, math.MaxInt64),
 		DailyBudget:       p.Int64("daily_budget_amount_local_micro", 1, math.MaxInt64),
 		FrequencyCap:      p.Int("frequency_cap", 1, math.MaxInt32),
-		DurationInDays:    p.Int("duration_in_days", math.MinInt32, math.MaxInt32),
+		DurationInDays:    durationInDays(p),
 		AdvertiserUserID:  p.String("advertiser_user_id", maxText),
 		AdvertiserDomain:  p.String("advertiser_domain", maxText),
 		Categories:        p.List("categories", maxCategory),
@@ -138,4 +139,20 @@ func set[T any](dst **T, v *T) {
 	if v != nil {
 		*dst = v
 	}
+}
+
+// durations are the values duration_in_days takes.
+var durations = []string{"1", "7", "30"}
+
+// durationInDays reads duration_in_days: 1, 7 or 30, any other value
+// (a number out of that enum, however large, or not a number) refused as
+// out of it.
+func durationInDays(p *adsx.Params) *int {
+	v := p.Enum("duration_in_days", durations)
+	if v == nil {
+		return nil
+	}
+	n, _ := strconv.Atoi(*v)
+	p.Echo()["duration_in_days"] = n
+	return &n
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // violation is one broken line item rule: the parameter it names and its
@@ -47,7 +48,7 @@ func rules() []rule {
 		ruleMaxBidObjective, ruleTargetBidObjective, ruleBidAmountRequired,
 		rulePayByObjective, rulePayByForGoal, rulePayByTarget,
 		ruleFrequencyCapObjective, ruleDurationInDays,
-		ruleDailyBudgetCampaign, ruleDailyWithinTotal, ruleStandardDeliveryCampaign,
+		ruleDailyBudgetCampaign, ruleDailyWithinTotal, ruleStandardDeliveryCampaign, ruleAmountsInCurrency,
 		ruleAppStoreRequired, ruleIOSNumeric, ruleAdvertiserUserID,
 		ruleDomainFormat, rulePublisherDomain, ruleCategoriesFormat, rulePublisherCategories, rulePrerollCategories,
 		ruleWebEventTag, ruleFlight,
@@ -143,6 +144,28 @@ func ruleFrequencyCapObjective(in ruleInput) *violation {
 func ruleDurationInDays(in ruleInput) *violation {
 	if d := in.li.DurationInDays; d != nil && *d != 1 && *d != 7 && *d != 30 {
 		return invalid("duration_in_days", "duration_in_days must be 1, 7 or 30, got %d", *d)
+	}
+	return nil
+}
+
+// ruleAmountsInCurrency: an amount sent must be a whole number of the
+// minor unit of the line item's currency (1.5 JPY is no amount: JPY has
+// none).
+func ruleAmountsInCurrency(in ruleInput) *violation {
+	for _, a := range []struct {
+		param  string
+		amount *int64
+	}{
+		{"bid_amount_local_micro", in.li.BidAmountLocalMicro},
+		{"total_budget_amount_local_micro", in.li.TotalBudgetAmountLocalMicro},
+		{"daily_budget_amount_local_micro", in.li.DailyBudgetAmountLocalMicro},
+	} {
+		if a.amount == nil || !in.sent[a.param] {
+			continue
+		}
+		if msg := validation.MicroAmountError(*a.amount, in.li.Currency); msg != "" {
+			return invalid(a.param, "%s (%d): %s", a.param, *a.amount, msg)
+		}
 	}
 	return nil
 }

@@ -122,6 +122,9 @@ func parseCreate(p *adsx.Params, accountID string) (storage.NewTargetingCriterio
 		return n, e
 	}
 	p.Echo()["targeting_type"] = n.TargetingType
+	if msg := catalogueValue(n.TargetingType, n.TargetingValue); msg != "" {
+		return n, adsx.Invalid("targeting_value", msg, n.TargetingValue)
+	}
 	if n.TargetingType == "APP_LIST" && n.OperatorType != "NE" {
 		return n, adsx.Invalid("operator_type", "APP_LIST may only be used with operator_type NE", n.OperatorType)
 	}
@@ -136,4 +139,48 @@ func parseFilter(p *adsx.Params, acct storage.AdAccount) storage.TargetingCriter
 		p.FailMissing("line_item_ids", "line_item_ids is missing")
 	}
 	return f
+}
+
+// AgeBuckets are the AGE targeting values (the platform's age bucket
+// enumeration).
+var AgeBuckets = []string{
+	"AGE_13_TO_24", "AGE_13_TO_34", "AGE_13_TO_49", "AGE_13_TO_54", "AGE_OVER_13",
+	"AGE_18_TO_24", "AGE_18_TO_34", "AGE_18_TO_49", "AGE_18_TO_54", "AGE_OVER_18",
+	"AGE_21_TO_34", "AGE_21_TO_49", "AGE_21_TO_54", "AGE_OVER_21",
+	"AGE_25_TO_49", "AGE_25_TO_54", "AGE_OVER_25",
+	"AGE_35_TO_49", "AGE_35_TO_54", "AGE_OVER_35", "AGE_OVER_50",
+}
+
+// catalogueValue says what is wrong with value for a targeting type whose
+// values come from a catalogue ("" when it is one of them, or the type
+// has no catalogue here): AGE takes an age bucket, LOCATION a country
+// (an assigned ISO 3166-1 alpha-2 code, upper case, Aviary's country-level
+// values) or a platform location key (16 lower-case hex digits, as
+// targeting_criteria/locations lists them). Values are exact: `us` is no
+// location, `age_over_18` no bucket.
+func catalogueValue(typ, value string) string {
+	switch typ {
+	case "AGE":
+		if !slices.Contains(AgeBuckets, value) {
+			return fmt.Sprintf("Expected an age bucket (%s), got %q for targeting_value", strings.Join(AgeBuckets, ", "), value)
+		}
+	case "LOCATION":
+		if !storage.IsCountryCode(value) && !locationKey(value) {
+			return fmt.Sprintf("Expected a location: a country code such as US or a location key of 16 lower-case hex digits, got %q for targeting_value", value)
+		}
+	}
+	return ""
+}
+
+// locationKey reports whether s has the form of a platform location key.
+func locationKey(s string) bool {
+	if len(s) != 16 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
