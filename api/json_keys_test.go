@@ -134,6 +134,9 @@ func repeatedKeyCases(t *testing.T, b *bundle) map[string][]repeatedKeyCase {
 		"POST /2/media/upload/initialize": {
 			{"/2/media/upload/initialize", "oauth:author", `{"media_type":"image/png","media_type":"image/gif","total_bytes":4}`, "media_type"},
 		},
+		"POST /2/media/upload": {
+			{"/2/media/upload", "oauth:author", `{"media":"AAAA","media_category":"tweet_image","media_category":"tweet_gif"}`, "media_category"},
+		},
 		"POST /2/media/upload/{id}/append": {
 			{"/2/media/upload/" + upload + "/append", "oauth:author", `{"media":"AAAA","segment_index":0,"segment_index":1}`, "segment_index"},
 		},

@@ -101,7 +101,7 @@ var openapiCases = []openapiCase{
 	{name: "finalize media upload", method: "POST", path: "/2/media/upload/{finalizable}/finalize", authz: "oauth:author", status: 200},
 	{name: "finalize media upload: already finalized", method: "POST", path: "/2/media/upload/{finalizable}/finalize", authz: "oauth:author", status: 409},
 	// POST /2/media/upload (one-shot)
-	{name: "one-shot media upload", method: "POST", path: "/2/media/upload", authz: "oauth:author", body: `{"media":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","media_category":"tweet_image","additional_owners":"1"}`, status: 200},
+	{name: "one-shot media upload", method: "POST", path: "/2/media/upload", authz: "oauth:author", body: `{"media":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","media_category":"tweet_image","additional_owners":"{reader}"}`, status: 200},
 	{name: "one-shot media upload: type of another category", method: "POST", path: "/2/media/upload", authz: "oauth:author", body: `{"media":"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==","media_category":"tweet_video"}`, status: 400},
 	{name: "one-shot media upload: no category", method: "POST", path: "/2/media/upload", authz: "oauth:author", body: `{"media":"cG5nIQ=="}`, status: 400},
 	// GET /2/media/upload?command=STATUS

@@ -51,11 +51,8 @@ func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
 			req.MediaType, category, strings.Join(accepted, ",")), req.MediaType)
 	}
 	user := httpx.Principal(r).User
-	owners, err := parseOwners(req.AdditionalOwners, user.ID)
+	owners, err := m.additionalOwners(r.Context(), req.AdditionalOwners, user.ID)
 	if err != nil {
-		return err
-	}
-	if err := m.checkOwnersExist(r.Context(), owners); err != nil {
 		return err
 	}
 	if err := m.checkSize(r.Context(), user.ID, category, req.TotalBytes); err != nil {
@@ -94,6 +91,16 @@ func parseOwners(raw []string, self int64) ([]int64, error) {
 		owners = append(owners, id)
 	}
 	return owners, nil
+}
+
+// additionalOwners parses raw additional_owners (parseOwners) and checks
+// that each names a user (checkOwnersExist).
+func (m *Module) additionalOwners(ctx context.Context, raw []string, self int64) ([]int64, error) {
+	owners, err := parseOwners(raw, self)
+	if err != nil {
+		return nil, err
+	}
+	return owners, m.checkOwnersExist(ctx, owners)
 }
 
 // checkOwnersExist refuses additional owners that are not users (or were

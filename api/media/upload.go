@@ -31,7 +31,7 @@ const maxFormField = 4 << 10
 type uploadRequest struct {
 	Media         string `json:"media" validate:"required"`
 	MediaCategory string `json:"media_category" validate:"required,enum=media_category"`
-	// AdditionalOwners is checked by parseOwners.
+	// AdditionalOwners is checked by additionalOwners.
 	AdditionalOwners string `json:"additional_owners,omitempty"`
 }
 
@@ -48,11 +48,11 @@ func (m *Module) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	owners, err := parseOwners(splitOwners(req.AdditionalOwners))
+	user := httpx.Principal(r).User
+	owners, err := m.additionalOwners(r.Context(), splitOwners(req.AdditionalOwners), user.ID)
 	if err != nil {
 		return err
 	}
-	user := httpx.Principal(r).User
 	if err := m.checkSize(r.Context(), user.ID, req.MediaCategory, int64(len(data))); err != nil {
 		return err
 	}
