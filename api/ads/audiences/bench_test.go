@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"net/http"
 	"regexp"
 	"slices"
@@ -94,4 +95,67 @@ func bareLoad(b testing.TB, s *adstest.Server, digests [][]byte, audience string
 		b.Fatal(err)
 	}
 	return time.Since(start)
+}
+
+// BenchmarkAudienceBatchPeople is BenchmarkAudienceBatch with users of two
+// identifiers each (an email and a phone number, 2500 operations, 5 MB):
+// every user is one member of two keys, so the worker joins them and
+// writes the person index (docs/ads-audiences.md). ids/s counts
+// identifiers, people/s members.
+func BenchmarkAudienceBatchPeople(b *testing.B) {
+	s := adstest.New(b)
+	owner := s.User(b, "bench")
+	e := &env{s: s, owner: owner, acct: owner.Account(b).ID}
+	body, users := peopleBatch(b, 2500, 5_000_000)
+	var accept []time.Duration
+	var total time.Duration
+	n := 0
+	for b.Loop() {
+		audience := e.create(b, owner, e.acct, "bench-"+time.Now().Format(time.RFC3339Nano))
+		start := time.Now()
+		e.post(b, owner, e.acct, audience, "application/json", body).Status(b, http.StatusOK)
+		accept = append(accept, time.Since(start))
+		if errs := e.applyPending(b); len(errs) > 0 {
+			b.Fatalf("apply: %v", errs)
+		}
+		total += time.Since(start)
+		if size, rows := e.size(b, audience); size != int64(users) || rows != int64(2*users) {
+			b.Fatalf("audience_size %d, rows %d; want %d, %d", size, rows, users, 2*users)
+		}
+		n++
+	}
+	b.ReportMetric(float64(2*users*n)/total.Seconds(), "ids/s")
+	b.ReportMetric(float64(users*n)/total.Seconds(), "people/s")
+	slices.Sort(accept)
+	b.ReportMetric(ms(accept[len(accept)/2]), "accept-p50-ms")
+}
+
+// peopleBatch is a batch of n Update operations of users with an email
+// and a phone number, as many as fit in size bytes, and the user count.
+func peopleBatch(b testing.TB, n, size int) ([]byte, int) {
+	const opLen = len(`{"operation_type":"Update","params":{"users":[]}},`)
+	const userLen = len(`{"email":[""],"phone_number":[""]},`) + 128
+	perOp := (size - n*opLen - 2) / userLen / n
+	var buf bytes.Buffer
+	buf.WriteString("[")
+	u := 0
+	for i := range n {
+		if i > 0 {
+			buf.WriteString(",")
+		}
+		buf.WriteString(`{"operation_type":"Update","params":{"users":[`)
+		for j := range perOp {
+			if j > 0 {
+				buf.WriteString(",")
+			}
+			fmt.Fprintf(&buf, `{"email":["%s"],"phone_number":["%s"]}`, digest(fmt.Sprintf("user-%d@example.com", u)), digest(fmt.Sprintf("+1555%07d", u)))
+			u++
+		}
+		buf.WriteString(`]}}`)
+	}
+	buf.WriteString("]")
+	if buf.Len() > size {
+		b.Fatalf("batch of %d bytes exceeds %d", buf.Len(), size)
+	}
+	return buf.Bytes(), u
 }
