@@ -8,13 +8,11 @@ import (
 	"testing"
 )
 
-// twitterAdsAudiencesScript drives custom audiences, their users batches,
-// audience sharing (/5/), do-not-reach lists and product catalogs with the
-// npm twitter-ads client. As in twitterAdsScript, the host constants are
-// pointed at Aviary; the batch paths are added to the client's
-// JSON_PATHS, its own switch for sending a JSON body. Asynchronous work
-// (batches, image checks) is polled like a client polls.
-const twitterAdsAudiencesScript = `'use strict';
+// twitterAdsAudiencesPrelude is the start of the audience scripts: the
+// twitter-ads host constants pointed at Aviary, the batch paths added to
+// the client's JSON_PATHS (its own switch for sending a JSON body),
+// client(version), call() and sleep().
+const twitterAdsAudiencesPrelude = `'use strict';
 const constants = require('twitter-ads/lib/constants');
 const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
 constants.API_HOST = cfg.base + '/';
@@ -42,7 +40,15 @@ function call(api, method, path, params, body) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// poll calls until done(reply) or 60 tries.
+`
+
+// twitterAdsAudiencesScript drives custom audiences, their users batches,
+// audience sharing (/5/), do-not-reach lists and product catalogs with the
+// npm twitter-ads client. As in twitterAdsScript, the host constants are
+// pointed at Aviary; the batch paths are added to the client's
+// JSON_PATHS, its own switch for sending a JSON body. Asynchronous work
+// (batches, image checks) is polled like a client polls.
+const twitterAdsAudiencesScript = twitterAdsAudiencesPrelude + `// poll calls until done(reply) or 60 tries.
 async function poll(fn, done) {
   let r;
   for (let i = 0; i < 60; i++) {
@@ -181,30 +187,8 @@ func TestAudiencesTwitterAdsClient(t *testing.T) {
 // the npm twitter-ads client, polling the audience after each until the
 // worker has applied it (no PROCESSING), and reports audience_size after
 // each step.
-const twitterAdsPeopleScript = `'use strict';
-const constants = require('twitter-ads/lib/constants');
-const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
-constants.API_HOST = cfg.base + '/';
-const usersPath = 'accounts/:account_id/custom_audiences/:custom_audience_id/users';
-constants.JSON_PATHS.push(usersPath);
-const TwitterAdsAPI = require('twitter-ads');
-
-function call(api, method, path, params, body) {
-  return new Promise((resolve) => {
-    const done = (err, resp, out) => {
-      if (err) resolve({ status: resp ? resp.statusCode : 0, error: err.allErrors || String(err), body: out });
-      else resolve({ status: resp.statusCode, body: out });
-    };
-    if (body === undefined) api[method](path, params, done);
-    else api[method](path, params, body, done);
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function main() {
-  const ads = new TwitterAdsAPI({ consumer_key: cfg.appKey, consumer_secret: cfg.appSecret,
-    access_token: cfg.accessToken, access_token_secret: cfg.accessSecret, sandbox: false, api_version: '12' });
+const twitterAdsPeopleScript = twitterAdsAudiencesPrelude + `async function main() {
+  const ads = client('12');
   const a = cfg.account;
   const created = await call(ads, 'post', 'accounts/:account_id/custom_audiences', { account_id: a, name: 'e2e people' });
   const aud = created.body.data.id;

@@ -11,10 +11,10 @@ import (
 	twitter "github.com/g8rswimmer/go-twitter/v2"
 )
 
-// twitterAdsInsightsScript asks keyword insights with the npm twitter-ads
-// client (host constants pointed at Aviary, as in twitterAdsScript): one
-// query per country and one bad query.
-const twitterAdsInsightsScript = `'use strict';
+// twitterAdsGetPrelude is the start of the insights scripts: the
+// twitter-ads host constants pointed at Aviary, call(api, path, params)
+// (a GET) and client() (API version 12, production).
+const twitterAdsGetPrelude = `'use strict';
 const constants = require('twitter-ads/lib/constants');
 const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
 constants.API_HOST = cfg.base + '/';
@@ -29,9 +29,18 @@ function call(api, path, params) {
   });
 }
 
-async function main() {
-  const ads = new TwitterAdsAPI({ consumer_key: cfg.appKey, consumer_secret: cfg.appSecret,
+function client() {
+  return new TwitterAdsAPI({ consumer_key: cfg.appKey, consumer_secret: cfg.appSecret,
     access_token: cfg.accessToken, access_token_secret: cfg.accessSecret, sandbox: false, api_version: '12' });
+}
+
+`
+
+// twitterAdsInsightsScript asks keyword insights with the npm twitter-ads
+// client (host constants pointed at Aviary, as in twitterAdsScript): one
+// query per country and one bad query.
+const twitterAdsInsightsScript = twitterAdsGetPrelude + `async function main() {
+  const ads = client();
   const base = { granularity: 'HOUR', keywords: 'robins', start_time: cfg.start, end_time: cfg.end };
   const out = {};
   out.us = await call(ads, 'insights/keywords/search', Object.assign({ location: 'US' }, base));
@@ -154,26 +163,10 @@ func stringList(v any) []string {
 // worker applies new posts to the aggregates within about a second,
 // docs/insights-api.md): the last answer, how many asks it took and how
 // long.
-const twitterAdsCurrentHourScript = `'use strict';
-const constants = require('twitter-ads/lib/constants');
-const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
-constants.API_HOST = cfg.base + '/';
-const TwitterAdsAPI = require('twitter-ads');
-
-function call(api, path, params) {
-  return new Promise((resolve) => {
-    api.get(path, params, (err, resp, body) => {
-      if (err) resolve({ status: resp ? resp.statusCode : 0, error: err.allErrors || String(err), body: body });
-      else resolve({ status: resp.statusCode, body: body });
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const twitterAdsCurrentHourScript = twitterAdsGetPrelude + `const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function main() {
-  const ads = new TwitterAdsAPI({ consumer_key: cfg.appKey, consumer_secret: cfg.appSecret,
-    access_token: cfg.accessToken, access_token_secret: cfg.accessSecret, sandbox: false, api_version: '12' });
+  const ads = client();
   const began = Date.now();
   let r, asks = 0;
   for (; asks < 120; ) {

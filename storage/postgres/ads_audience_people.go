@@ -382,19 +382,25 @@ func deleteMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []stor
 		}
 	}
 	slices.SortFunc(keys, bytes.Compare) // index order, as batchMembers
+	n, err := removeMembers(ctx, tx, audienceID, `SELECT member_key, person_key FROM custom_audience_members
+		WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`, keys)
+	return n, wrap("delete members of "+audienceID, err)
+}
+
+// removeMembers deletes whole the members of the rows chosen (a SELECT of
+// member_key and person_key among the rows of audience $1, its further
+// parameters args from $2): a one-key member's row, every row of a member
+// of several keys. It returns how many members it deleted.
+func removeMembers(ctx context.Context, tx pgx.Tx, audienceID, chosen string, args ...any) (int64, error) {
 	var n int64
-	err := tx.QueryRow(ctx, `WITH named AS (
-			SELECT member_key, person_key FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])),
+	err := tx.QueryRow(ctx, `WITH chosen AS (`+chosen+`),
 		singles AS (
 			DELETE FROM custom_audience_members WHERE audience_id = $1
-			AND member_key IN (SELECT member_key FROM named WHERE person_key IS NULL) RETURNING 1),
+			AND member_key IN (SELECT member_key FROM chosen WHERE person_key IS NULL) RETURNING 1),
 		people AS (
 			DELETE FROM custom_audience_members WHERE audience_id = $1
-			AND person_key IN (SELECT person_key FROM named WHERE person_key IS NOT NULL) RETURNING 1)
-		SELECT (SELECT count(*) FROM singles) + (SELECT count(DISTINCT person_key) FROM named WHERE person_key IS NOT NULL)`,
-		audienceID, keys).Scan(&n)
-	if err != nil {
-		return 0, wrap("delete members of "+audienceID, err)
-	}
-	return n, nil
+			AND person_key IN (SELECT person_key FROM chosen WHERE person_key IS NOT NULL) RETURNING 1)
+		SELECT (SELECT count(*) FROM singles) + (SELECT count(DISTINCT person_key) FROM chosen WHERE person_key IS NOT NULL)`,
+		append([]any{audienceID}, args...)...).Scan(&n)
+	return n, err
 }

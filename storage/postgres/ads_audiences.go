@@ -425,16 +425,9 @@ func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID strin
 		}
 		// Whole members: the expired anchors, and every row of theirs (a
 		// member's rows share their times).
-		err := tx.QueryRow(ctx, `WITH due AS (
-				SELECT member_key, person_key FROM custom_audience_members WHERE audience_id = $1 AND expires_at <= $2
-				AND (person_key IS NULL OR person_key = member_key) LIMIT $3),
-			singles AS (
-				DELETE FROM custom_audience_members WHERE audience_id = $1
-				AND member_key IN (SELECT member_key FROM due WHERE person_key IS NULL) RETURNING 1),
-			people AS (
-				DELETE FROM custom_audience_members WHERE audience_id = $1
-				AND person_key IN (SELECT person_key FROM due WHERE person_key IS NOT NULL) RETURNING 1)
-			SELECT count(*) FROM due`, audienceID, now, limit).Scan(&n)
+		var err error
+		n, err = removeMembers(ctx, tx, audienceID, `SELECT member_key, person_key FROM custom_audience_members
+			WHERE audience_id = $1 AND expires_at <= $2 AND (person_key IS NULL OR person_key = member_key) LIMIT $3`, now, limit)
 		if err != nil {
 			return wrap("delete expired members of custom audience "+audienceID, err)
 		}
