@@ -170,7 +170,11 @@ func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []stor
 			byAnchor[string(e.anchor)] = e.pos
 		}
 	}
-	people, root := groupPeople(members, existing, uf)
+	old := make([]bool, len(members))
+	for _, e := range existing {
+		old[e.pos] = true
+	}
+	people, personOf := groupPeople(members, existing, old, uf)
 	var w personWrites
 	for i := range people {
 		p := &people[i]
@@ -184,22 +188,15 @@ func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []stor
 	if err := w.refresh(ctx, tx, audienceID); err != nil {
 		return 0, 0, err
 	}
-	isNew := make([]bool, len(members))
-	for i := range isNew {
-		isNew[i] = true
-	}
-	for _, e := range existing {
-		isNew[e.pos] = false
-	}
 	var fresh []member
 	var personKeys [][]byte
 	for i := range members {
-		if isNew[i] {
-			p := &people[root[i]]
+		if !old[i] {
+			p := &people[personOf[i]]
 			m := members[i]
 			m.effective, m.expiry = members[p.times].effective, members[p.times].expiry
 			fresh = append(fresh, m)
-			personKeys = append(personKeys, w.keyOf[root[i]])
+			personKeys = append(personKeys, w.keyOf[personOf[i]])
 		}
 	}
 	return added, merged, copyMembers(ctx, tx, audienceID, fresh, personKeys)
@@ -214,15 +211,14 @@ func positions(members []member) map[storage.MemberKey]int32 {
 	return pos
 }
 
-// groupPeople gathers the run's keys into people (root[i]: the person of
-// position i).
-func groupPeople(members []member, existing []existingKey, uf unionFind) ([]person, []int32) {
+// groupPeople gathers the run's keys into people (personOf[i]: the person
+// of position i; old[i]: position i is a member's key already).
+func groupPeople(members []member, existing []existingKey, old []bool, uf unionFind) (people []person, personOf []int32) {
 	index := make([]int32, len(members))
 	for i := range index {
 		index[i] = -1
 	}
-	root := make([]int32, len(members))
-	var people []person
+	personOf = make([]int32, len(members))
 	for i := range members {
 		r := uf.find(int32(i))
 		if index[r] < 0 {
@@ -230,7 +226,7 @@ func groupPeople(members []member, existing []existingKey, uf unionFind) ([]pers
 			people = append(people, person{first: int32(i), times: int32(i)})
 		}
 		p := &people[index[r]]
-		root[i] = index[r]
+		personOf[i] = index[r]
 		p.keys++
 		if members[i].op > members[p.times].op {
 			p.times = int32(i)
@@ -242,19 +238,15 @@ func groupPeople(members []member, existing []existingKey, uf unionFind) ([]pers
 			continue
 		}
 		seen[string(e.anchor)] = true
-		p := &people[root[e.pos]]
+		p := &people[personOf[e.pos]]
 		p.anchors, p.multis = append(p.anchors, e.anchor), append(p.multis, e.multi)
 	}
-	isOld := make([]bool, len(members))
-	for _, e := range existing {
-		isOld[e.pos] = true
-	}
 	for i := range members {
-		if !isOld[i] {
-			people[root[i]].fresh = true
+		if !old[i] {
+			people[personOf[i]].fresh = true
 		}
 	}
-	return people, root
+	return people, personOf
 }
 
 // personWrites are the statements a run's people make: the person key of

@@ -131,4 +131,27 @@ func TestAudienceMembersArePeople(t *testing.T) {
 	if got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false); err != nil || got.AudienceSize != 1 {
 		t.Errorf("after the sweep: audience_size %d (%v), want 1", got.AudienceSize, err)
 	}
+
+	// A user object naming an expired member not yet swept makes it live
+	// again with its new key: one member, counted once.
+	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second' WHERE audience_id = $1`, aud.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false); err != nil || got.AudienceSize != 0 {
+		t.Errorf("with every member expired: audience_size %d (%v), want 0", got.AudienceSize, err)
+	}
+	batch, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: "revive",
+		Operations: []storage.AudienceOperation{peopleOp(up, time.Now().UTC(), user{x, k(storage.IdentEmail, "q")})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := db.ApplyAudienceBatch(ctx, batch.ID, acceptAll); err != nil || res.SizeNow != 1 || res.Added != 0 {
+		t.Errorf("reviving the expired member: %+v, %v; want size 1, nothing added", res, err)
+	}
+	if got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false); err != nil || got.AudienceSize != 1 {
+		t.Errorf("after reviving: audience_size %d (%v), want 1", got.AudienceSize, err)
+	}
 }
