@@ -108,15 +108,21 @@ func TestAudienceMembersArePeople(t *testing.T) {
 		t.Errorf("audience = %+v, %v; want audience_size 2", got, err)
 	}
 
+	// expire makes the audience's members matching cond expired, as the
+	// sweep will find them.
+	expire := func(cond string) {
+		t.Helper()
+		if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second'
+			WHERE audience_id = $1 AND `+cond, aud.ID); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// Expiry counts and removes members: the two-key member expired counts
 	// once, and the sweep removes it with both keys.
-	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second'
-		WHERE audience_id = $1 AND person_key IS NOT NULL`, aud.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
-		t.Fatal(err)
-	}
+	expire(`person_key IS NOT NULL`)
 	if got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false); err != nil || got.AudienceSize != 1 {
 		t.Errorf("with a two-key member expired: audience_size %d (%v), want 1", got.AudienceSize, err)
 	}
@@ -134,12 +140,7 @@ func TestAudienceMembersArePeople(t *testing.T) {
 
 	// A user object naming an expired member not yet swept makes it live
 	// again with its new key: one member, counted once.
-	if _, err := conn.Exec(ctx, `UPDATE custom_audience_members SET expires_at = now() - interval '1 second' WHERE audience_id = $1`, aud.ID); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := conn.Exec(ctx, `UPDATE custom_audiences SET members_expire_at = now() - interval '1 second' WHERE id = $1`, aud.ID); err != nil {
-		t.Fatal(err)
-	}
+	expire(`true`)
 	if got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false); err != nil || got.AudienceSize != 0 {
 		t.Errorf("with every member expired: audience_size %d (%v), want 0", got.AudienceSize, err)
 	}
