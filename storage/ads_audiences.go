@@ -87,9 +87,13 @@ var AudienceIdentifiers = map[string]byte{
 
 // MemberKey identifies one member of a custom audience: the identifier
 // type, then the SHA-256 digest (of partner_user_id, the digest Aviary
-// computes of the value sent). Every identifier value of a user object is
-// its own member.
+// computes of the value sent). A member (one person) holds one or more
+// keys: those of a user object, and of every later user object sharing a
+// key with it (docs/ads-audiences.md).
 type MemberKey [33]byte
+
+// KeyRange is the keys Keys[Start:End] of one user object of an operation.
+type KeyRange struct{ Start, End int32 }
 
 // AudienceOperation is one normalized operation of a users batch.
 type AudienceOperation struct {
@@ -99,6 +103,10 @@ type AudienceOperation struct {
 	// Users is the number of user objects (success_count, total_count).
 	Users int
 	Keys  []MemberKey
+	// People are the user objects carrying two or more keys, in order;
+	// every key outside them is a user object of its own (so a batch of
+	// one identifier per user carries none).
+	People []KeyRange
 }
 
 // Custom audience batch states.
@@ -149,9 +157,14 @@ type AudienceBatch struct {
 // AudienceBatchResult is what applying a batch did.
 type AudienceBatchResult struct {
 	// Skipped: the batch was not pending (applied or failed before).
-	Skipped  bool
+	Skipped bool
+	// Added is the members (people) the batch created, Removed those it
+	// deleted, Merged those that became part of another member (a user
+	// object sharing keys with several): audience_size moved by
+	// Added - Removed - Merged.
 	Added    int64
 	Removed  int64
+	Merged   int64
 	SizeNow  int64
 	Failed   bool
 	Failure  string

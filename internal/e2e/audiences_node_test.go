@@ -3,17 +3,16 @@ package e2e
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"slices"
 	"strconv"
 	"testing"
 )
 
-// twitterAdsAudiencesScript drives custom audiences, their users batches,
-// audience sharing (/5/), do-not-reach lists and product catalogs with the
-// npm twitter-ads client. As in twitterAdsScript, the host constants are
-// pointed at Aviary; the batch paths are added to the client's
-// JSON_PATHS, its own switch for sending a JSON body. Asynchronous work
-// (batches, image checks) is polled like a client polls.
-const twitterAdsAudiencesScript = `'use strict';
+// twitterAdsAudiencesPrelude is the start of the audience scripts: the
+// twitter-ads host constants pointed at Aviary, the batch paths added to
+// the client's JSON_PATHS (its own switch for sending a JSON body),
+// client(version), call() and sleep().
+const twitterAdsAudiencesPrelude = `'use strict';
 const constants = require('twitter-ads/lib/constants');
 const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
 constants.API_HOST = cfg.base + '/';
@@ -41,7 +40,15 @@ function call(api, method, path, params, body) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-// poll calls until done(reply) or 60 tries.
+`
+
+// twitterAdsAudiencesScript drives custom audiences, their users batches,
+// audience sharing (/5/), do-not-reach lists and product catalogs with the
+// npm twitter-ads client. As in twitterAdsScript, the host constants are
+// pointed at Aviary; the batch paths are added to the client's
+// JSON_PATHS, its own switch for sending a JSON body. Asynchronous work
+// (batches, image checks) is polled like a client polls.
+const twitterAdsAudiencesScript = twitterAdsAudiencesPrelude + `// poll calls until done(reply) or 60 tries.
 async function poll(fn, done) {
   let r;
   for (let i = 0; i < 60; i++) {
@@ -146,8 +153,8 @@ func TestAudiencesTwitterAdsClient(t *testing.T) {
 		t.Fatalf("bad batch names %v", p)
 	}
 	applied := res.Applied.data(t, "GET custom audience")
-	if applied["audience_size"] != float64(3) {
-		t.Fatalf("audience after the batch (sent twice): %v, want audience_size 3 (each identifier one member)", applied)
+	if applied["audience_size"] != float64(2) {
+		t.Fatalf("audience after the batch (sent twice): %v, want audience_size 2 (each user object one member)", applied)
 	}
 	if g := res.Grant.data(t, "POST permission"); g["permission_level"] != "READ_ONLY" || g["granted_account_id"] != peer.ID {
 		t.Fatalf("grant %v", g)
@@ -173,5 +180,81 @@ func TestAudiencesTwitterAdsClient(t *testing.T) {
 	}
 	if res.CatalogGone.Status != 200 {
 		t.Fatalf("DELETE catalog: %d %v", res.CatalogGone.Status, res.CatalogGone.Body)
+	}
+}
+
+// twitterAdsPeopleScript sends users batches to one custom audience with
+// the npm twitter-ads client, polling the audience after each until the
+// worker has applied it (no PROCESSING), and reports audience_size after
+// each step.
+const twitterAdsPeopleScript = twitterAdsAudiencesPrelude + `async function main() {
+  const ads = client('12');
+  const a = cfg.account;
+  const created = await call(ads, 'post', 'accounts/:account_id/custom_audiences', { account_id: a, name: 'e2e people' });
+  const aud = created.body.data.id;
+  const out = { steps: [] };
+  for (const step of cfg.steps) {
+    const sent = await call(ads, 'post', usersPath, { account_id: a, custom_audience_id: aud }, step);
+    let got;
+    for (let i = 0; i < 120; i++) {
+      got = await call(ads, 'get', 'accounts/:account_id/custom_audiences/:custom_audience_id', { account_id: a, custom_audience_id: aud });
+      if (got.body && got.body.data && !got.body.data.reasons_not_targetable.includes('PROCESSING')) break;
+      await sleep(250);
+    }
+    out.steps.push({ sent: sent, audience: got });
+  }
+  process.stdout.write(JSON.stringify(out) + '\n');
+}
+
+main().catch((e) => { console.error(e); process.exit(1); });
+`
+
+// TestAudiencePeopleTwitterAdsClient: audience_size counts people (issue
+// 23), through the npm twitter-ads client and a worker: a user object
+// with an email and a phone number is one member; a later one sharing the
+// phone number is that member; the first batch sent again changes
+// nothing; one sharing identifiers with two members merges them; a Delete
+// naming any identifier of the member removes it.
+func TestAudiencePeopleTwitterAdsClient(t *testing.T) {
+	s := newStack(t, stackOptions{driver: "local", workers: 1, env: []string{clientTestTimeout}})
+	modules := npmPackage(t, twitterAdsPackage, twitterAdsVersion)
+	jane := map[string][]string{"email": {sha256Hex("jane@example.com")}, "phone_number": {sha256Hex("15555550100")}}
+	batch := func(kind string, users ...map[string][]string) []any {
+		return []any{map[string]any{"operation_type": kind, "params": map[string]any{"users": users}}}
+	}
+	steps := []struct {
+		name  string
+		batch []any
+		size  float64
+	}{
+		{"email and phone, and another person", batch("Update", jane, map[string][]string{"email": {sha256Hex("joe@example.com")}}), 2},
+		{"a later user sharing the phone", batch("Update", map[string][]string{"phone_number": {sha256Hex("15555550100")},
+			"handle": {sha256Hex("jane")}}), 2},
+		{"the first batch again", batch("Update", jane, map[string][]string{"email": {sha256Hex("joe@example.com")}}), 2},
+		{"a user sharing identifiers with both", batch("Update", map[string][]string{"handle": {sha256Hex("jane")},
+			"email": {sha256Hex("joe@example.com")}}), 1},
+		{"a Delete naming one identifier", batch("Delete", map[string][]string{"handle": {sha256Hex("jane")}}), 0},
+	}
+	var sent []any
+	for _, st := range steps {
+		sent = append(sent, st.batch)
+	}
+	input := map[string]any{"base": s.baseURL, "account": s.creds.AdsAccountID, "steps": sent}
+	var res struct {
+		Steps []struct{ Sent, Audience adsCall }
+	}
+	runNodeScript(t, s, modules, twitterAdsPeopleScript, input, &res)
+	if len(res.Steps) != len(steps) {
+		t.Fatalf("%d steps reported, want %d", len(res.Steps), len(steps))
+	}
+	for i, st := range steps {
+		res.Steps[i].Sent.list(t, st.name)
+		got := res.Steps[i].Audience.data(t, st.name+": GET custom audience")
+		if slices.Contains(stringList(got["reasons_not_targetable"]), "PROCESSING") {
+			t.Fatalf("%s: the worker never applied the batch: %v", st.name, got)
+		}
+		if got["audience_size"] != st.size {
+			t.Errorf("%s: audience_size %v, want %v", st.name, got["audience_size"], st.size)
+		}
 	}
 }

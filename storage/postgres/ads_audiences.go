@@ -1,13 +1,11 @@
 package postgres
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -26,12 +24,13 @@ const audienceVisible = `(a.owner_account_id = $1 OR p.id IS NOT NULL)`
 
 // audienceColumns are read by scanAudience. The size leaves out members
 // already expired that the expiry sweep has not removed yet, so an expired
-// member never counts (audience_size itself counts every member row); the
-// members are counted only once members_expire_at says some may have
-// expired.
+// member never counts (audience_size itself counts every member); the
+// expired members (their anchor rows: ads_audience_people.go) are counted
+// only once members_expire_at says some may have expired.
 const audienceColumns = `a.id, a.owner_account_id, a.name, a.description, a.audience_type, a.partner_source,
 	a.audience_size - CASE WHEN a.members_expire_at <= now() THEN
-		(SELECT count(*) FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= now()) ELSE 0 END,
+		(SELECT count(*) FROM custom_audience_members m WHERE m.audience_id = a.id AND m.expires_at <= now()
+			AND (m.person_key IS NULL OR m.person_key = m.member_key)) ELSE 0 END,
 	COALESCE(p.permission_level, 'READ_WRITE'),
 	(SELECT count(*) FROM custom_audience_batches b WHERE b.custom_audience_id = a.id AND b.state = 'PENDING'),
 	a.created_at, a.updated_at, a.deleted, p.id IS NULL`
@@ -299,8 +298,10 @@ func operationCounts(ops []storage.AudienceOperation) []storage.AudienceOperatio
 // audience row locked (FOR NO KEY UPDATE), the batch skipped unless PENDING, check run on its
 // operations (an error marks the batch FAILED with the error's text, which
 // the result reports), else the operations applied in order (Update
-// inserts or refreshes members, Delete removes them), audience_size moved
-// by exactly the rows inserted and deleted, and the batch marked APPLIED.
+// adds or refreshes members, merging those a user object joins, Delete
+// removes the members it names: ads_audience_people.go), audience_size
+// moved by exactly the members (people) created, deleted and merged, and
+// the batch marked APPLIED.
 // Any failure rolls everything back.
 func (db *DB) ApplyAudienceBatch(ctx context.Context, batchID string, check func([]storage.AudienceOperation) error) (storage.AudienceBatchResult, error) {
 	var res storage.AudienceBatchResult
@@ -345,12 +346,12 @@ func applyBatch(ctx context.Context, tx pgx.Tx, batchID string, check func([]sto
 		res.Failed, res.Failure = true, err.Error()
 		return res, settleBatch(ctx, tx, batchID, storage.BatchFailed, &res.Failure)
 	}
-	if res.Added, res.Removed, err = applyOperations(ctx, tx, res.Audience, res.SizeNow, ops); err != nil {
+	if err = applyOperations(ctx, tx, &res, ops); err != nil {
 		return res, err
 	}
 	err = tx.QueryRow(ctx, `UPDATE custom_audiences SET audience_size = audience_size + $2,
 			members_expire_at = LEAST(members_expire_at, $3) WHERE id = $1 RETURNING audience_size`,
-		res.Audience, res.Added-res.Removed, earliestExpiry(ops)).Scan(&res.SizeNow)
+		res.Audience, res.Added-res.Removed-res.Merged, earliestExpiry(ops)).Scan(&res.SizeNow)
 	if err != nil {
 		return res, wrap("count custom audience "+res.Audience, err)
 	}
@@ -361,144 +362,6 @@ func settleBatch(ctx context.Context, tx pgx.Tx, batchID, state string, failure 
 	_, err := tx.Exec(ctx, `UPDATE custom_audience_batches SET state = $2, failure = $3, settled_at = now() WHERE id = $1`,
 		batchID, state, failure)
 	return wrap("settle batch", err)
-}
-
-// applyOperations applies ops in order, each run of consecutive
-// operations of one type at once, to the audience of size members, and
-// returns the members inserted and deleted.
-func applyOperations(ctx context.Context, tx pgx.Tx, audienceID string, size int64, ops []storage.AudienceOperation) (added, removed int64, err error) {
-	for i := 0; i < len(ops); {
-		j := i + 1
-		for j < len(ops) && ops[j].Type == ops[i].Type {
-			j++
-		}
-		var n int64
-		if ops[i].Type == storage.AudienceDelete {
-			n, err = deleteMembers(ctx, tx, audienceID, ops[i:j])
-			removed += n
-		} else {
-			n, err = upsertMembers(ctx, tx, audienceID, ops[i:j], size+added-removed == 0)
-			added += n
-		}
-		if err != nil {
-			return 0, 0, err
-		}
-		i = j
-	}
-	return added, removed, nil
-}
-
-// member is one member to write: its key and times.
-type member struct {
-	key               []byte
-	effective, expiry time.Time
-}
-
-// batchMembers returns the members of a run of Update operations, each
-// key once (a key given twice keeps its last times), sorted by key: the
-// members' primary key then takes them in index order, so each leaf page
-// is visited once instead of once per random key (about a third of the
-// COPY's time for a 60,000-key batch, docs/ads-audiences.md).
-func batchMembers(ops []storage.AudienceOperation) []member {
-	index := map[storage.MemberKey]int{}
-	var out []member
-	for _, op := range ops {
-		for k := range op.Keys {
-			if at, ok := index[op.Keys[k]]; ok {
-				out[at].effective, out[at].expiry = op.EffectiveAt, op.ExpiresAt
-				continue
-			}
-			index[op.Keys[k]] = len(out)
-			out = append(out, member{key: op.Keys[k][:], effective: op.EffectiveAt, expiry: op.ExpiresAt})
-		}
-	}
-	slices.SortFunc(out, func(a, b member) int { return bytes.Compare(a.key, b.key) })
-	return out
-}
-
-// upsertMembers inserts the members of a run of Update operations and
-// returns how many were new; empty says the audience has no member (none
-// can exist already).
-func upsertMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation, empty bool) (int64, error) {
-	members := batchMembers(ops)
-	keys := make([][]byte, len(members))
-	for i := range members {
-		keys[i] = members[i].key
-	}
-	existing := map[string]bool{}
-	if !empty {
-		var err error
-		if existing, err = existingMembers(ctx, tx, audienceID, keys); err != nil {
-			return 0, err
-		}
-	}
-	// The audience row is locked, so no other writer changes its members
-	// meanwhile: the new keys are COPYed in (bulk insert, no conflict
-	// handling needed), in key order, and the existing ones refreshed.
-	fresh := make([]member, 0, len(members)-len(existing))
-	for _, m := range members {
-		if !existing[string(m.key)] {
-			fresh = append(fresh, m)
-		}
-	}
-	_, err := tx.CopyFrom(ctx, pgx.Identifier{"custom_audience_members"}, []string{"audience_id", "member_key", "effective_at", "expires_at"},
-		pgx.CopyFromSlice(len(fresh), func(i int) ([]any, error) {
-			return []any{audienceID, fresh[i].key, fresh[i].effective, fresh[i].expiry}, nil
-		}))
-	if err != nil {
-		return 0, wrap("copy members of "+audienceID, err)
-	}
-	if len(existing) == 0 {
-		return int64(len(fresh)), nil
-	}
-	effective, expires := make([]time.Time, len(members)), make([]time.Time, len(members))
-	for i, m := range members {
-		effective[i], expires[i] = m.effective, m.expiry
-	}
-	_, err = tx.Exec(ctx, `UPDATE custom_audience_members m SET effective_at = u.e, expires_at = u.x, updated_at = now()
-		FROM unnest($2::bytea[], $3::timestamptz[], $4::timestamptz[]) AS u(k, e, x)
-		WHERE m.audience_id = $1 AND m.member_key = u.k AND (m.effective_at, m.expires_at) IS DISTINCT FROM (u.e, u.x)`,
-		audienceID, keys, effective, expires)
-	if err != nil {
-		return 0, wrap("refresh members of "+audienceID, err)
-	}
-	return int64(len(fresh)), nil
-}
-
-// existingMembers returns which of keys are members of the audience.
-func existingMembers(ctx context.Context, tx pgx.Tx, audienceID string, keys [][]byte) (map[string]bool, error) {
-	rows, err := tx.Query(ctx, `SELECT member_key FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`,
-		audienceID, keys)
-	if err != nil {
-		return nil, wrap("find members of "+audienceID, err)
-	}
-	defer rows.Close()
-	out := map[string]bool{}
-	for rows.Next() {
-		var k []byte
-		if err := rows.Scan(&k); err != nil {
-			return nil, wrap("scan member of "+audienceID, err)
-		}
-		out[string(k)] = true
-	}
-	return out, wrap("find members of "+audienceID, rows.Err())
-}
-
-// deleteMembers removes the members of a run of Delete operations and
-// returns how many existed.
-func deleteMembers(ctx context.Context, tx pgx.Tx, audienceID string, ops []storage.AudienceOperation) (int64, error) {
-	var keys [][]byte
-	for _, op := range ops {
-		for k := range op.Keys {
-			keys = append(keys, op.Keys[k][:])
-		}
-	}
-	slices.SortFunc(keys, bytes.Compare) // index order, as batchMembers
-	tag, err := tx.Exec(ctx, `DELETE FROM custom_audience_members WHERE audience_id = $1 AND member_key = ANY($2::bytea[])`, audienceID, keys)
-	if err != nil {
-		return 0, wrap("delete members of "+audienceID, err)
-	}
-	return tag.RowsAffected(), nil
 }
 
 // FailAudienceBatch marks a still pending batch FAILED (its task will not
@@ -549,8 +412,9 @@ func (db *DB) AudiencesWithExpiredMembers(ctx context.Context, now time.Time, li
 		`SELECT id FROM custom_audiences WHERE members_expire_at <= $1 ORDER BY members_expire_at LIMIT $2`, now, limit)
 }
 
-// RemoveExpiredAudienceMembers deletes up to limit members of the audience
-// expired at now and lowers its audience_size by as many, in one
+// RemoveExpiredAudienceMembers deletes up to limit members (people, with
+// all their keys) of the audience expired at now and lowers its
+// audience_size by as many, in one
 // transaction under the audience's lock (FOR NO KEY UPDATE, as the batch
 // worker); it returns how many it removed.
 func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID string, now time.Time, limit int) (int64, error) {
@@ -559,11 +423,11 @@ func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID strin
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, audienceID); err != nil {
 			return wrap("lock custom audience "+audienceID, err)
 		}
-		err := tx.QueryRow(ctx, `WITH gone AS (
-				DELETE FROM custom_audience_members WHERE audience_id = $1 AND member_key IN (
-					SELECT member_key FROM custom_audience_members WHERE audience_id = $1 AND expires_at <= $2 LIMIT $3)
-				RETURNING 1)
-			SELECT count(*) FROM gone`, audienceID, now, limit).Scan(&n)
+		// Whole members: the expired anchors, and every row of theirs (a
+		// member's rows share their times).
+		var err error
+		n, err = removeMembers(ctx, tx, audienceID, `SELECT member_key, person_key FROM custom_audience_members
+			WHERE audience_id = $1 AND expires_at <= $2 AND (person_key IS NULL OR person_key = member_key) LIMIT $3`, now, limit)
 		if err != nil {
 			return wrap("delete expired members of custom audience "+audienceID, err)
 		}
@@ -598,17 +462,20 @@ func earliestExpiry(ops []storage.AudienceOperation) *time.Time {
 	return earliest
 }
 
-// operationsVersion is the first byte of an encoded batch.
-const operationsVersion = 1
+// operationsVersion is the first byte of an encoded batch: 2 since user
+// objects of several keys are recorded (batches of version 1, recorded
+// before, read as one user object per key).
+const operationsVersion = 2
 
 // encodeOperations is the stored form of a batch: the version, the
 // operation count, then per operation its type (0 Update, 1 Delete), the
 // effective and expiry times (Unix microseconds), the user count, the key
-// count and the keys (33 bytes each). Varints throughout.
+// count and the keys (33 bytes each), then the count of user objects of
+// several keys and each one's first key and key count. Varints throughout.
 func encodeOperations(ops []storage.AudienceOperation) []byte {
 	size := 1 + binary.MaxVarintLen64
 	for _, op := range ops {
-		size += 1 + 4*binary.MaxVarintLen64 + len(op.Keys)*len(storage.MemberKey{})
+		size += 1 + 5*binary.MaxVarintLen64 + len(op.Keys)*len(storage.MemberKey{}) + 2*binary.MaxVarintLen32*len(op.People)
 	}
 	b := make([]byte, 0, size)
 	b = append(b, operationsVersion)
@@ -625,6 +492,11 @@ func encodeOperations(ops []storage.AudienceOperation) []byte {
 		b = binary.AppendUvarint(b, uint64(len(op.Keys)))
 		for k := range op.Keys {
 			b = append(b, op.Keys[k][:]...)
+		}
+		b = binary.AppendUvarint(b, uint64(len(op.People)))
+		for _, r := range op.People {
+			b = binary.AppendUvarint(b, uint64(r.Start))
+			b = binary.AppendUvarint(b, uint64(r.End-r.Start))
 		}
 	}
 	return b
@@ -669,8 +541,9 @@ func (r *opReader) byte() byte {
 // decodeOperations reads what encodeOperations wrote.
 func decodeOperations(raw []byte) ([]storage.AudienceOperation, error) {
 	r := &opReader{b: raw}
-	if v := r.byte(); v != operationsVersion {
-		return nil, fmt.Errorf("decode batch: version %d", v)
+	version := r.byte()
+	if version != 1 && version != operationsVersion {
+		return nil, fmt.Errorf("decode batch: version %d", version)
 	}
 	n := r.uvarint()
 	if r.err != nil || n > uint64(len(r.b)) {
@@ -695,7 +568,33 @@ func decodeOperations(raw []byte) ([]storage.AudienceOperation, error) {
 			copy(op.Keys[k][:], r.b[uint64(k)*width:])
 		}
 		r.b = r.b[keys*width:]
+		if version > 1 {
+			if op.People, r.err = r.people(keys); r.err != nil {
+				return nil, fmt.Errorf("decode batch: operation %d: %w", len(ops), r.err)
+			}
+		}
 		ops = append(ops, op)
 	}
 	return ops, nil
+}
+
+// people reads the user objects of several keys of an operation of keys
+// keys (nil when there are none).
+func (r *opReader) people(keys uint64) ([]storage.KeyRange, error) {
+	n := r.uvarint()
+	if r.err != nil || n > uint64(len(r.b)) {
+		return nil, fmt.Errorf("people count: %v", r.err)
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]storage.KeyRange, n)
+	for i := range out {
+		start, count := r.uvarint(), r.uvarint()
+		if r.err != nil || count < 2 || start > keys || count > keys-start {
+			return nil, fmt.Errorf("person %d: keys %d+%d of %d (%v)", i, start, count, keys, r.err)
+		}
+		out[i] = storage.KeyRange{Start: int32(start), End: int32(start + count)}
+	}
+	return out, nil
 }

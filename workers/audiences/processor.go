@@ -57,7 +57,7 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 		return fmt.Errorf("audience batch %s: %s: %w", payload.BatchID, res.Failure, tasks.ErrClientInput)
 	default:
 		p.logger().InfoContext(ctx, "audience batch applied", "batch_id", payload.BatchID, "custom_audience_id", res.Audience,
-			"added", res.Added, "removed", res.Removed, "audience_size", res.SizeNow, "took", time.Since(start))
+			"added", res.Added, "removed", res.Removed, "merged", res.Merged, "audience_size", res.SizeNow, "took", time.Since(start))
 	}
 	return nil
 }

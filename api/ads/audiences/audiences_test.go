@@ -1,6 +1,7 @@
 package audiences_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -178,10 +179,11 @@ func TestUsersBatchReferenceExample(t *testing.T) {
 	if errs := e.applyPending(t); len(errs) > 0 {
 		t.Fatalf("apply: %v", errs)
 	}
-	// Update adds 6 identifiers (2 emails, 2 handles, 2 X ids); Delete
-	// removes the 2 emails again, its other identifiers were never members.
-	if size, members := e.size(t, e.audience); size != 4 || members != 4 {
-		t.Errorf("audience_size %d, members %d; want 4, 4", size, members)
+	// Update adds 2 people of 3 identifiers each; Delete names an email of
+	// each, which removes both people with all their identifiers (its
+	// other identifiers were never members).
+	if size, rows := e.size(t, e.audience); size != 0 || rows != 0 {
+		t.Errorf("audience_size %d, identifier rows %d; want 0, 0", size, rows)
 	}
 	if got := reasons(e.get(t, e.owner, e.acct, e.audience)); !slices.Equal(got, []string{"TOO_SMALL"}) {
 		t.Errorf("after the worker reasons_not_targetable = %v, want [TOO_SMALL]", got)
@@ -189,6 +191,46 @@ func TestUsersBatchReferenceExample(t *testing.T) {
 
 	// As published (expires_at in 2019) the example is refused.
 	e.postJSON(t, referenceExample).Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "operations[0].params.expires_at")
+}
+
+// TestUsersBatchCountsPeople: audience_size counts user objects (people),
+// not identifiers: a user with an email and a phone number is one member,
+// the same batch again (a new request) changes nothing, a later user
+// sharing an identifier is that member, one sharing identifiers with two
+// members merges them, and a Delete naming any identifier of a member
+// removes it.
+func TestUsersBatchCountsPeople(t *testing.T) {
+	e := newEnv(t)
+	user := func(fields ...string) string {
+		var parts []string
+		for i := 0; i+1 < len(fields); i += 2 {
+			parts = append(parts, fmt.Sprintf(`%q:[%q]`, fields[i], digest(fields[i+1])))
+		}
+		return "{" + strings.Join(parts, ",") + "}"
+	}
+	steps := []struct {
+		name       string
+		body       string
+		size, rows int64
+	}{
+		{"email and phone", "[" + op("Update", "["+user("email", "jane@example.com", "phone_number", "+15555550100")+"]") + "]", 1, 2},
+		{"the same batch again", "[" + op("Update", "["+user("email", "jane@example.com", "phone_number", "+15555550100")+"]") + "]", 1, 2},
+		{"a later user sharing the phone", "[" + op("Update", "["+user("phone_number", "+15555550100", "handle", "jane")+"]") + "]", 1, 3},
+		{"another person", "[" + op("Update", "["+user("email", "joe@example.com")+"]") + "]", 2, 4},
+		{"a user joining both", "[" + op("Update", "["+user("handle", "jane", "email", "joe@example.com")+"]") + "]", 1, 4},
+		{"a Delete naming one identifier", "[" + op("Delete", "["+user("email", "joe@example.com")+"]") + "]", 0, 0},
+	}
+	for i, st := range steps {
+		e.postJSON(t, st.body, "Idempotency-Key", fmt.Sprint("step-", i)).Status(t, http.StatusOK)
+		if errs := e.applyPending(t); len(errs) > 0 {
+			t.Fatalf("%s: apply: %v", st.name, errs)
+		}
+		size, rows := e.size(t, e.audience)
+		shown := e.get(t, e.owner, e.acct, e.audience)["audience_size"]
+		if size != st.size || rows != st.rows || shown != float64(st.size) {
+			t.Errorf("%s: audience_size %d (shown %v), identifier rows %d; want %d, %d", st.name, size, shown, rows, st.size, st.rows)
+		}
+	}
 }
 
 func TestUsersBatchIdempotent(t *testing.T) {

@@ -392,6 +392,9 @@ func (p *batchParser) user(name string, j int, op *storage.AudienceOperation) er
 		user := name + "[" + strconv.Itoa(j) + "]"
 		return adsx.Invalid(user, user+" must carry at least one identifier (email, phone_number, handle, twitter_id, device_id, partner_user_id)")
 	}
+	if len(op.Keys)-before > 1 { // one person with several identifiers
+		op.People = append(op.People, storage.KeyRange{Start: int32(before), End: int32(len(op.Keys))})
+	}
 	op.Users++
 	return nil
 }

@@ -80,3 +80,27 @@ func TestAudienceBatchTimes(t *testing.T) {
 		})
 	}
 }
+
+// TestAudienceBatchPeople: a user object with several identifiers is one
+// person (a key range of the operation); one with a single identifier
+// needs none.
+func TestAudienceBatchPeople(t *testing.T) {
+	d := func(c byte) string { return strings.Repeat(string(c), 64) }
+	body := `[{"operation_type":"Update","params":{"users":[` +
+		`{"email":["` + d('a') + `"]},` +
+		`{"email":["` + d('b') + `"],"phone_number":["` + d('c') + `","` + d('d') + `"]},` +
+		`{"partner_user_id":["p1"]},` +
+		`{"handle":["` + d('e') + `"],"twitter_id":["` + d('f') + `"]}]}},` +
+		`{"operation_type":"Delete","params":{"users":[{"email":["` + d('a') + `"]}]}}]`
+	ops, err := parseBatch([]byte(body), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []storage.KeyRange{{Start: 1, End: 4}, {Start: 5, End: 7}}
+	if got := ops[0].People; len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || ops[0].Users != 4 || len(ops[0].Keys) != 7 {
+		t.Errorf("people %v users %d keys %d, want %v, 4 users, 7 keys", got, ops[0].Users, len(ops[0].Keys), want)
+	}
+	if ops[1].People != nil || ops[1].Users != 1 {
+		t.Errorf("one-identifier user: people %v users %d, want none and 1", ops[1].People, ops[1].Users)
+	}
+}

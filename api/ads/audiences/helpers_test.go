@@ -165,7 +165,20 @@ func reasons(d map[string]any) []string {
 // many users as fit, padded with spaces to exactly size bytes.
 func maxBatch(t testing.TB, n, size int) []byte {
 	t.Helper()
-	const userLen = len(`{"email":[""]},`) + 64
+	body, _ := fillBatch(t, n, size, len(`{"email":[""]},`)+64, func(b *bytes.Buffer, u int) {
+		sum := sha256.Sum256([]byte(fmt.Sprintf("user-%d@example.com", u)))
+		b.WriteString(`{"email":["`)
+		b.WriteString(hex.EncodeToString(sum[:]))
+		b.WriteString(`"]}`)
+	})
+	return body
+}
+
+// fillBatch is a batch of n Update operations of users written by user
+// (each userLen bytes with its comma), as many as fit, padded with spaces
+// to exactly size bytes, and the number of users.
+func fillBatch(t testing.TB, n, size, userLen int, user func(b *bytes.Buffer, u int)) ([]byte, int) {
+	t.Helper()
 	perOp := (size - n*len(`{"operation_type":"Update","params":{"users":[]}},`) - 2) / userLen / n
 	var b bytes.Buffer
 	b.Grow(size)
@@ -180,11 +193,8 @@ func maxBatch(t testing.TB, n, size int) []byte {
 			if j > 0 {
 				b.WriteString(",")
 			}
-			sum := sha256.Sum256([]byte(fmt.Sprintf("user-%d@example.com", u)))
+			user(&b, u)
 			u++
-			b.WriteString(`{"email":["`)
-			b.WriteString(hex.EncodeToString(sum[:]))
-			b.WriteString(`"]}`)
 		}
 		b.WriteString(`]}}`)
 	}
@@ -193,5 +203,5 @@ func maxBatch(t testing.TB, n, size int) []byte {
 	}
 	b.WriteString(strings.Repeat(" ", size-b.Len()-1))
 	b.WriteString("]")
-	return b.Bytes()
+	return b.Bytes(), u
 }

@@ -236,21 +236,40 @@ func equalJSON(a, b any) bool {
 	return a == b
 }
 
-// TestEndTimeDefaultsToNow: without end_time the window ends at the current
-// hour, echoed.
+// TestEndTimeDefaultsToNow: without end_time the window ends at the
+// moment of the request, echoed to the second: its last bucket is the
+// current hour so far, so posts of the current hour count (issue 23).
 func TestEndTimeDefaultsToNow(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	hour := time.Now().UTC().Truncate(time.Hour)
-	f.s.Exec(t, `INSERT INTO insight_term_hours (term, country_code, hour, posts) VALUES ('', 'US', $1, 9), ('now', 'US', $1, 9), ('', '*', $1, 9), ('now', '*', $1, 9)`, hour.Add(-2*time.Hour))
-	r := f.alice.Get(t, searchPath, url.Values{"granularity": {"HOUR"}, "keywords": {"now"}, "start_time": {hour.Add(-3 * time.Hour).Format(time.RFC3339)}})
-	_, volumes := result(t, r)
-	end := params(t, r)["end_time"]
-	if end == hour.Add(time.Hour).Format(time.RFC3339) { // the hour turned meanwhile
-		return
+	f.s.Exec(t, `INSERT INTO insight_term_hours (term, country_code, hour, posts) VALUES ('now', 'US', $1, 9), ('now', '*', $1, 9),
+		('now', 'US', $2, 5), ('now', '*', $2, 5)`, hour.Add(-2*time.Hour), hour)
+	for _, g := range []struct {
+		granularity string
+		want        []int64
+	}{{"HOUR", []int64{0, 9, 0, 5}}, {"DAY", []int64{14}}} {
+		before := time.Now().UTC().Truncate(time.Second)
+		r := f.alice.Get(t, searchPath, url.Values{"granularity": {g.granularity}, "keywords": {"now"},
+			"start_time": {hour.Add(-3 * time.Hour).Format(time.RFC3339)}})
+		after := time.Now().UTC()
+		_, volumes := result(t, r)
+		echoed, err := time.Parse(time.RFC3339, params(t, r)["end_time"].(string))
+		if err != nil || echoed.Before(before) || echoed.After(after) {
+			t.Fatalf("%s: end_time %v (%v), want the moment of the request, between %s and %s", g.granularity, params(t, r)["end_time"], err, before, after)
+		}
+		if echoed.Truncate(time.Hour) != hour { // the hour turned meanwhile
+			return
+		}
+		if !slices.Equal(volumes, g.want) {
+			t.Errorf("%s: volumes %v, want %v (the current hour's posts in the last, partial bucket)", g.granularity, volumes, g.want)
+		}
 	}
-	if end != hour.Format(time.RFC3339) || !slices.Equal(volumes, []int64{0, 9, 0}) {
-		t.Fatalf("end_time %v, volumes %v; want %s, [0 9 0]", end, volumes, hour.Format(time.RFC3339))
+	// An explicit end_time keeps its rule: truncated to the hour.
+	r := f.alice.Get(t, searchPath, url.Values{"granularity": {"HOUR"}, "keywords": {"now"},
+		"start_time": {hour.Add(-3 * time.Hour).Format(time.RFC3339)}, "end_time": {hour.Add(30 * time.Minute).Format(time.RFC3339)}})
+	if _, volumes := result(t, r); params(t, r)["end_time"] != hour.Format(time.RFC3339) || !slices.Equal(volumes, []int64{0, 9, 0}) {
+		t.Errorf("explicit end_time: echoed %v, volumes %v; want %s, [0 9 0]", params(t, r)["end_time"], volumes, hour.Format(time.RFC3339))
 	}
 }
 

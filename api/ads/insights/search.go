@@ -78,8 +78,10 @@ func (m *Module) search(w http.ResponseWriter, r *http.Request, p *adsx.Params) 
 
 // parse reads and checks every parameter, reporting all errors at once.
 // request.params echoes granularity, the keywords as terms, location in
-// upper case, and the window answered: start_time and end_time (end_time
-// also when it defaulted to now) truncated to the hour.
+// upper case, and the window answered: start_time truncated to the hour,
+// end_time as sent truncated to the hour, or, when it defaulted to now,
+// the moment of the request (to the second): that window's last bucket is
+// partial and holds the posts of the current hour up to now.
 func (m *Module) parse(p *adsx.Params) (query, error) {
 	var q query
 	q.granularity = p.RequiredEnum("granularity", granularities)
@@ -140,7 +142,10 @@ func (m *Module) parse(p *adsx.Params) (query, error) {
 	if q.granularity == granularityDay {
 		q.Granularity = 24 * time.Hour
 	}
-	q.Start, q.End = start.Truncate(time.Hour), end.Truncate(time.Hour)
+	q.Start, q.End = start.Truncate(time.Hour), end
+	if given != nil {
+		q.End = end.Truncate(time.Hour)
+	}
 	p.Echo()["start_time"] = adsx.Time(q.Start)
 	p.Echo()["end_time"] = adsx.Time(q.End)
 	return q, nil
