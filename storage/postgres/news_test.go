@@ -292,13 +292,22 @@ func TestNewsStoryStaleSources(t *testing.T) {
 			_, err := db.EditPost(ctx, p.ID, next, now)
 			return err
 		}},
-		{"author protected", func(u storage.User, _ storage.Post) error { _, err := db.SetUserState(ctx, u.ID, "protected", now); return err }},
-		{"author suspended", func(u storage.User, _ storage.Post) error { _, err := db.SetUserState(ctx, u.ID, "suspended", now); return err }},
+		{"author protected", func(u storage.User, _ storage.Post) error {
+			_, err := db.SetUserState(ctx, u.ID, "protected", now)
+			return err
+		}},
+		{"author suspended", func(u storage.User, _ storage.Post) error {
+			_, err := db.SetUserState(ctx, u.ID, "suspended", now)
+			return err
+		}},
 		{"author deactivated", func(u storage.User, _ storage.Post) error {
 			_, err := db.SetUserState(ctx, u.ID, "deactivated", now)
 			return err
 		}},
-		{"author deleted", func(u storage.User, _ storage.Post) error { _, err := db.SetUserState(ctx, u.ID, "deleted", now); return err }},
+		{"author deleted", func(u storage.User, _ storage.Post) error {
+			_, err := db.SetUserState(ctx, u.ID, "deleted", now)
+			return err
+		}},
 	} {
 		author, bystander := factory.User(t, db, nil), factory.User(t, db, nil)
 		p := factory.Post(t, db, &factory.PostOpts{Author: author, Text: "quake " + tc.name})
