@@ -80,7 +80,8 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
 		Audiences: audienceBatches, Insights: insightsApplier,
-		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg})
+		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg,
+		Hold: &sweep.Hold{Leases: b.db, Logger: log}})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -103,7 +104,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	locker := sweep.RedisLocker{Client: b.redis, Prefix: "aviary:lock:"}
 	uploads := &sweep.Sweeper[storage.ComplianceJob]{
 		Source: &compliance.Uploads{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	// Retention deletes finished jobs' blobs after their retention
@@ -118,7 +119,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// uploads that expired unfinalized (docs/media-upload.md).
 	mediaSweep := &sweep.Sweeper[storage.Media]{
 		Source: &media.Sweep{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	// Do-not-reach: re-enqueue recorded batches whose task was lost; remove
@@ -147,7 +148,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// (docs/ads-audiences.md).
 	sweepers = append(sweepers, &sweep.Sweeper[storage.AudienceBatch]{
 		Source: &audiences.Sweep{Store: b.db, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}, &sweep.Sweeper[string]{
 		Source: audiences.Expiry(b.db, log.With("component", "expiry")),

@@ -16,6 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
 
 func TestCheckContent(t *testing.T) {
@@ -318,4 +319,31 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if due, err := db.AudiencesWithExpiredMembers(ctx, later.ExpiresAt.Add(time.Second), 10); err != nil || len(due) != 1 {
 		t.Fatalf("due once the later member expires %v, %v; want the audience", due, err)
 	}
+}
+
+// TestSweepLeavesBatchItsRunHolds: a pending batch whose run holds its
+// lease is not enqueued a second time; a killed run's batch is, once its
+// lease lapses.
+func TestSweepLeavesBatchItsRunHolds(t *testing.T) {
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	acct := factory.AdAccount(t, db, nil)
+	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: "held",
+		Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(1, "held")},
+			EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &queue{}
+	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Leases: db,
+		Clock: func() time.Time { return time.Now().Add(time.Minute) }}
+	sweeptest.HeldWork(t, db, tasks.AudienceBatchTaskID(b.ID), func() {
+		if err := s.Tick(ctx); err != nil {
+			t.Fatalf("tick: %v", err)
+		}
+	}, func() bool { return len(q.tasks) > 0 })
 }
