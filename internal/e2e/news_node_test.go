@@ -96,8 +96,8 @@ type twitterAPIV2NewsResult struct {
 	LookupAfterAll    map[string]any   `json:"lookupAfterAll"`
 	LookupLater       map[string]any   `json:"lookupLater"`
 	SearchLater       map[string]any   `json:"searchLater"`
-	None     map[string]any `json:"none"`
-	BadError struct {
+	None              map[string]any   `json:"none"`
+	BadError          struct {
 		Code int            `json:"code"`
 		Data map[string]any `json:"data"`
 	} `json:"badError"`

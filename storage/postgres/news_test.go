@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/posttext"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
@@ -256,6 +257,14 @@ func TestNewsClusterPosts(t *testing.T) {
 	}
 }
 
+// authorState puts a post's author in state.
+func authorState(db *postgres.DB, state string, at time.Time) func(storage.User, storage.Post) error {
+	return func(u storage.User, _ storage.Post) error {
+		_, err := db.SetUserState(context.Background(), u.ID, state, at)
+		return err
+	}
+}
+
 // TestNewsStoryStaleSources: a story stops being served in the transaction
 // that hides one of its sources (post deleted or edited, author protected,
 // suspended, deactivated or deleted), and a story written with a source
@@ -292,22 +301,10 @@ func TestNewsStoryStaleSources(t *testing.T) {
 			_, err := db.EditPost(ctx, p.ID, next, now)
 			return err
 		}},
-		{"author protected", func(u storage.User, _ storage.Post) error {
-			_, err := db.SetUserState(ctx, u.ID, "protected", now)
-			return err
-		}},
-		{"author suspended", func(u storage.User, _ storage.Post) error {
-			_, err := db.SetUserState(ctx, u.ID, "suspended", now)
-			return err
-		}},
-		{"author deactivated", func(u storage.User, _ storage.Post) error {
-			_, err := db.SetUserState(ctx, u.ID, "deactivated", now)
-			return err
-		}},
-		{"author deleted", func(u storage.User, _ storage.Post) error {
-			_, err := db.SetUserState(ctx, u.ID, "deleted", now)
-			return err
-		}},
+		{"author protected", authorState(db, "protected", now)},
+		{"author suspended", authorState(db, "suspended", now)},
+		{"author deactivated", authorState(db, "deactivated", now)},
+		{"author deleted", authorState(db, "deleted", now)},
 	} {
 		author, bystander := factory.User(t, db, nil), factory.User(t, db, nil)
 		p := factory.Post(t, db, &factory.PostOpts{Author: author, Text: "quake " + tc.name})
