@@ -78,10 +78,10 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	audienceBatches := &audiences.Processor{Store: b.db, Logger: log}
 	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
+	hold := &sweep.Hold{Leases: b.db, Logger: log}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
 		Audiences: audienceBatches, Insights: insightsApplier,
-		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg,
-		Hold: &sweep.Hold{Leases: b.db, Logger: log}})
+		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg, Hold: hold})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -93,6 +93,13 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	cancel()
 	wg.Wait()
 	srv.Shutdown()
+	// The runs asynq stopped release their task leases before the process
+	// exits, so their tasks run again at once elsewhere (docs/outages.md).
+	released, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	if err := hold.Wait(released); err != nil {
+		log.Warn("task leases left to lapse", "err", err)
+	}
 	return nil
 }
 

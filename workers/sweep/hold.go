@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -53,6 +54,27 @@ type Hold struct {
 	// TTL and Heartbeat default to TaskLease and TaskHeartbeat.
 	TTL       time.Duration
 	Heartbeat time.Duration
+
+	runs sync.WaitGroup
+}
+
+// Wait waits until every run of h has returned and released its lease, or
+// ctx ends. A worker calls it after asynq's shutdown, which puts the tasks
+// of runs it stopped back in the queue and cancels them but does not wait
+// for them: without it the process could exit holding leases, and the
+// replacement run would wait for them to lapse.
+func (h *Hold) Wait(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		h.runs.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("wait for task runs to release their leases: %w", ctx.Err())
+	}
 }
 
 // Wrap returns next holding its task's lease for each run. A task without
@@ -72,6 +94,8 @@ func (h *Hold) Wrap(next asynq.Handler) asynq.Handler {
 // releases it when run returns. run's context is cancelled with
 // ErrLeaseLost when the lease is lost.
 func (h *Hold) Do(ctx context.Context, id string, run func(ctx context.Context) error) error {
+	h.runs.Add(1)
+	defer h.runs.Done()
 	holder := newHolder()
 	ttl, beat := h.timing()
 	claimed, err := h.Leases.ClaimTaskLease(ctx, id, holder, ttl)

@@ -91,3 +91,38 @@ func TestHoldStopsARunThatLostItsLease(t *testing.T) {
 		}
 	}
 }
+
+// TestHoldWaitsForRunsToRelease: Wait returns once every run returned and
+// released its lease (a worker's shutdown), and gives up at its context's
+// end while one still runs.
+func TestHoldWaitsForRunsToRelease(t *testing.T) {
+	t.Parallel()
+	l := &leases{}
+	hold := &sweep.Hold{Leases: l, TTL: time.Second, Heartbeat: 100 * time.Millisecond}
+	ctx, stop := context.WithCancel(t.Context())
+	started, done := make(chan struct{}), make(chan error, 1)
+	go func() {
+		done <- hold.Do(ctx, "task-1", func(ctx context.Context) error {
+			close(started)
+			<-ctx.Done()
+			time.Sleep(50 * time.Millisecond) // winding down
+			return ctx.Err()
+		})
+	}()
+	<-started
+	short, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if err := hold.Wait(short); err == nil {
+		t.Errorf("Wait returned while a run holds its lease")
+	}
+	stop() // asynq's shutdown cancels the run
+	if err := hold.Wait(t.Context()); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	if held, _ := l.TaskLeaseHeld(t.Context(), "task-1"); held || len(l.released) != 1 {
+		t.Errorf("after Wait: held %v, released %v", held, l.released)
+	}
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Errorf("run = %v", err)
+	}
+}
