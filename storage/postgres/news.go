@@ -109,7 +109,8 @@ func (db *DB) RebuildNewsStory(ctx context.Context, s storage.NewsStory, now tim
 // unless every one of them is still visible: a source hidden by a
 // transaction that commits before this one is seen here, and one hidden
 // after waits for this commit, then its trigger finds the story
-// (migration 0020). So a story is never served with a source gone.
+// (migration 0020). So a story is never served with a source gone. Rows are
+// locked in id order, a stable order.
 func writeNewsStory(ctx context.Context, tx pgx.Tx, id int64, s storage.NewsStory, now time.Time) (storage.NewsStory, error) {
 	s.Contexts = s.Contexts.Normalized()
 	if s.Category == "" {
@@ -117,7 +118,7 @@ func writeNewsStory(ctx context.Context, tx pgx.Tx, id int64, s storage.NewsStor
 	}
 	sources := nonNil(s.Sources)
 	rows, err := tx.Query(ctx, `SELECT p.id FROM posts p JOIN users u ON u.id = p.author_id
-		WHERE p.id = ANY($1) AND `+newsVisiblePost+` FOR SHARE OF p, u`, sources)
+		WHERE p.id = ANY($1) AND `+newsVisiblePost+` ORDER BY p.id FOR SHARE OF p, u`, sources)
 	if err != nil {
 		return storage.NewsStory{}, fmt.Errorf("lock the sources: %w", err)
 	}
