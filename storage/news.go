@@ -21,9 +21,30 @@ type NewsStory struct {
 	PostIDs []int64
 	// Posts is how many posts the story covered when it was refreshed (the
 	// lead term's posts of the last NewsRefreshWindow).
-	Posts     int
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Posts int
+	// Sources are every post the story was built from (its cluster, not
+	// only PostIDs) and SourceAuthors their authors: when one of them stops
+	// being visible the story is stale (docs/derived-data.md).
+	Sources       []int64
+	SourceAuthors []int64
+	// Lead are the lead term's counts when the story was built, kept so a
+	// rebuild from fewer sources can state them less the posts that went.
+	Lead SpikingTerm
+	// StaleAt is when a source stopped being visible (nil: none did since
+	// the build); a stale story is not served until it is rebuilt.
+	StaleAt *time.Time
+	// WithdrawnAt is when the story was withdrawn: none of its sources was
+	// visible any more. A withdrawn story is never served again.
+	WithdrawnAt *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// NewsSource is one of a story's source posts that still exists, and
+// whether anyone may see it (live, the latest version, by a public author).
+type NewsSource struct {
+	Post    Post
+	Visible bool
 }
 
 // NewsCategory is the category of every story.

@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/news"
+	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
 // FinalFailer is implemented by handlers that settle their record once a
@@ -37,7 +38,11 @@ type Deps struct {
 	// Insights applies the insights change log to the aggregates.
 	Insights *insights.Applier
 	// News builds and refreshes the news stories (news:refresh).
-	News   *news.Refresher
+	News *news.Refresher
+	// Hold, when set, makes every run of a task its sweeper recovers
+	// (compliance jobs, media, audience batches) hold the task's lease, so
+	// the sweeper never enqueues it twice (docs/outages.md).
+	Hold   *sweep.Hold
 	Logger *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
@@ -48,6 +53,10 @@ type route struct {
 	taskType string
 	handler  asynq.Handler
 }
+
+// leased are the task types whose runs hold their task's lease (Deps.Hold):
+// those a sweeper enqueues again when their record looks stuck.
+var leased = map[string]bool{tasks.TypeComplianceProcess: true, tasks.TypeMediaProcess: true, tasks.TypeAudienceApplyBatch: true}
 
 // routes lists every task type a worker serves, in one place.
 func (d Deps) routes() []route {
@@ -89,7 +98,11 @@ func NewMux(d Deps) *asynq.ServeMux {
 	m := newTaskMetrics(d.Registerer)
 	mux := asynq.NewServeMux()
 	for _, r := range d.routes() {
-		h := finalFailure(r.handler, recoverPanics(r.handler))
+		var h asynq.Handler = recoverPanics(r.handler)
+		if leased[r.taskType] && d.Hold != nil {
+			h = d.Hold.Wrap(h)
+		}
+		h = finalFailure(r.handler, h)
 		mux.Handle(r.taskType, observe(d.Logger, m, h))
 	}
 	return mux

@@ -85,9 +85,10 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	audienceBatches := &audiences.Processor{Store: b.db, Logger: log}
 	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
+	hold := &sweep.Hold{Leases: b.db, Logger: log}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
 		Audiences: audienceBatches, Insights: insightsApplier,
-		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg})
+		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg, Hold: hold})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -99,6 +100,13 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	cancel()
 	wg.Wait()
 	srv.Shutdown()
+	// The runs asynq stopped release their task leases before the process
+	// exits, so their tasks run again at once elsewhere (docs/outages.md).
+	released, done := context.WithTimeout(context.Background(), 5*time.Second)
+	defer done()
+	if err := hold.Wait(released); err != nil {
+		log.Warn("task leases left to lapse", "err", err)
+	}
 	return nil
 }
 
@@ -110,7 +118,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	locker := sweep.RedisLocker{Client: b.redis, Prefix: "aviary:lock:"}
 	uploads := &sweep.Sweeper[storage.ComplianceJob]{
 		Source: &compliance.Uploads{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	// Retention deletes finished jobs' blobs after their retention
@@ -125,7 +133,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// uploads that expired unfinalized (docs/media-upload.md).
 	mediaSweep := &sweep.Sweeper[storage.Media]{
 		Source: &media.Sweep{Store: b.db, Blobs: b.blobs, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	// Do-not-reach: re-enqueue recorded batches whose task was lost; remove
@@ -154,7 +162,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// (docs/ads-audiences.md).
 	sweepers = append(sweepers, &sweep.Sweeper[storage.AudienceBatch]{
 		Source: &audiences.Sweep{Store: b.db, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}, &sweep.Sweeper[string]{
 		Source: audiences.Expiry(b.db, log.With("component", "expiry")),

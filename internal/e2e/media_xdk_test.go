@@ -10,12 +10,6 @@ import (
 	"github.com/aviary-dev/aviary/validation"
 )
 
-// The npm client of the platform's own SDK, @xdevplatform/xdk, pinned.
-const (
-	xdkPackage = "@xdevplatform/xdk"
-	xdkVersion = "0.6.6"
-)
-
 // xdkMediaScript drives Aviary with xdk, pointed at it by baseUrl only
 // (OAuth 1.0a user context): the chunked flow initializeUpload ->
 // appendUpload -> finalizeUpload -> posts.create, nothing polled in

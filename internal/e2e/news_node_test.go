@@ -1,6 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -10,6 +13,34 @@ import (
 // points the library's https://api.x.com/2/ prefix at Aviary, as in
 // twitterAPIV2Script.
 const twitterAPIV2NewsScript = twitterAPIV2Prelude + `
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// withdraw deletes the post the story quotes, reads the story until it is
+// rebuilt without it (every read recorded), then deletes the other posts
+// and reads it at once and after a few refreshes.
+async function withdraw(user, app, out, story) {
+  const fields = { 'news.fields': 'name,summary,hook,contexts,cluster_posts_results' };
+  out.quoted = cfg.texts.findIndex((t) => story.summary.includes(t));
+  if (out.quoted < 0) return;
+  await user.v2.deleteTweet(out.posted[out.quoted]);
+  out.afterDelete = [];
+  const until = Date.now() + 60000;
+  do {
+    const r = await app.v2.get('news/' + story.id, fields);
+    out.afterDelete.push(r);
+    if (r.data) break;
+    await sleep(300);
+  } while (Date.now() < until);
+  out.searchAfterDelete = await app.v2.get('news/search', Object.assign({ query: 'eclipse', max_age_hours: 2 }, fields));
+  for (const [i, id] of out.posted.entries()) {
+    if (i !== out.quoted) await user.v2.deleteTweet(id);
+  }
+  out.lookupAfterAll = await app.v2.get('news/' + story.id, fields);
+  await sleep(4000); // several refreshes (AVIARY_NEWS_INTERVAL=1s)
+  out.lookupLater = await app.v2.get('news/' + story.id, fields);
+  out.searchLater = await app.v2.get('news/search', { query: 'eclipse', max_age_hours: 2 });
+}
+
 async function main() {
   const user = new TwitterApi(
     { appKey: cfg.appKey, appSecret: cfg.appSecret, accessToken: cfg.accessToken, accessSecret: cfg.accessSecret },
@@ -29,6 +60,7 @@ async function main() {
   } while (Date.now() < deadline);
   if (out.search.data && out.search.data.length) {
     out.lookup = await app.v2.get('news/' + out.search.data[0].id, { 'news.fields': 'id,name,updated_at' });
+    await withdraw(user, app, out, out.search.data[0]);
   }
   out.none = await app.v2.get('news/search', { query: 'nothingspikeshere' });
   try {
@@ -44,11 +76,17 @@ main().catch((e) => { console.error(e); process.exit(1); });
 `
 
 type twitterAPIV2NewsResult struct {
-	Posted   []string       `json:"posted"`
-	Search   map[string]any `json:"search"`
-	Lookup   map[string]any `json:"lookup"`
-	None     map[string]any `json:"none"`
-	BadError struct {
+	Posted            []string         `json:"posted"`
+	Search            map[string]any   `json:"search"`
+	Lookup            map[string]any   `json:"lookup"`
+	Quoted            int              `json:"quoted"`
+	AfterDelete       []map[string]any `json:"afterDelete"`
+	SearchAfterDelete map[string]any   `json:"searchAfterDelete"`
+	LookupAfterAll    map[string]any   `json:"lookupAfterAll"`
+	LookupLater       map[string]any   `json:"lookupLater"`
+	SearchLater       map[string]any   `json:"searchLater"`
+	None              map[string]any   `json:"none"`
+	BadError          struct {
 		Code int            `json:"code"`
 		Data map[string]any `json:"data"`
 	} `json:"badError"`
@@ -59,6 +97,9 @@ type twitterAPIV2NewsResult struct {
 // aggregate them and build its story, and reads it back through the
 // library: search with fields, lookup by id, a query matching nothing and
 // an out-of-range max_results surfaced as the library's ApiResponseError.
+// Then it deletes the post the story quotes: from that moment no read shows
+// its text, and the story comes back rebuilt from the other posts; once
+// every post is deleted the story is gone from search and by id for good.
 func TestNewsTwitterAPIV2Client(t *testing.T) {
 	t.Parallel()
 	tlsFiles := newTLSFiles(t)
@@ -117,5 +158,40 @@ func TestNewsTwitterAPIV2Client(t *testing.T) {
 	}
 	if res.BadError.Code != 400 {
 		t.Errorf("max_results=500 surfaced as %+v, want a 400 ApiResponseError", res.BadError)
+	}
+	checkNewsWithdrawal(t, res, texts)
+}
+
+// checkNewsWithdrawal checks the reads after the story's posts were deleted.
+func checkNewsWithdrawal(t *testing.T, res twitterAPIV2NewsResult, texts []string) {
+	t.Helper()
+	if res.Quoted < 0 || res.Quoted >= len(texts) || len(res.AfterDelete) == 0 {
+		t.Fatalf("no quoted post deleted: quoted %d, reads %d", res.Quoted, len(res.AfterDelete))
+	}
+	deleted, quoted := res.Posted[res.Quoted], texts[res.Quoted]
+	shows := func(v any) bool {
+		b, _ := json.Marshal(v)
+		return strings.Contains(string(b), quoted) || strings.Contains(string(b), `"`+deleted+`"`)
+	}
+	for i, r := range res.AfterDelete {
+		if shows(r["data"]) {
+			t.Errorf("read %d after the delete still shows the deleted post: %v", i, r)
+		}
+	}
+	rebuilt, _ := res.AfterDelete[len(res.AfterDelete)-1]["data"].(map[string]any)
+	if cluster, _ := rebuilt["cluster_posts_results"].([]any); len(cluster) != len(texts)-1 || rebuilt["name"] == "" {
+		t.Errorf("story not rebuilt from the %d posts left: %v", len(texts)-1, res.AfterDelete[len(res.AfterDelete)-1])
+	}
+	if shows(res.SearchAfterDelete["data"]) {
+		t.Errorf("search after the delete shows the deleted post: %v", res.SearchAfterDelete)
+	}
+	for name, r := range map[string]map[string]any{"at once": res.LookupAfterAll, "later": res.LookupLater} {
+		errs, _ := r["errors"].([]any)
+		if r["data"] != nil || len(errs) != 1 || !strings.HasSuffix(fmt.Sprint(errs[0].(map[string]any)["type"]), "resource-not-found") {
+			t.Errorf("lookup %s after every post was deleted = %v, want only a not-found error", name, r)
+		}
+	}
+	if meta, _ := res.SearchLater["meta"].(map[string]any); meta["result_count"] != float64(0) {
+		t.Errorf("search after every post was deleted = %v", res.SearchLater)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/posttext"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
@@ -253,5 +254,103 @@ func TestNewsClusterPosts(t *testing.T) {
 	posts, err := db.NewsClusterPosts(ctx, storage.ClusterQuery{Term: "quake", Since: since, Limit: 2})
 	if err != nil || len(posts) != 2 || posts[0].Text != "#quake second version" || posts[0].Entities.Hashtags[0].Tag != "quake" {
 		t.Errorf("limited = %+v, %v", posts, err)
+	}
+}
+
+// authorState puts a post's author in state.
+func authorState(db *postgres.DB, state string, at time.Time) func(storage.User, storage.Post) error {
+	return func(u storage.User, _ storage.Post) error {
+		_, err := db.SetUserState(context.Background(), u.ID, state, at)
+		return err
+	}
+}
+
+// TestNewsStoryStaleSources: a story stops being served in the transaction
+// that hides one of its sources (post deleted or edited, author protected,
+// suspended, deactivated or deleted), and a story written with a source
+// already hidden is stored stale.
+func TestNewsStoryStaleSources(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	ctx := t.Context()
+	now := time.Now().UTC()
+	served := func(id int64) bool {
+		t.Helper()
+		_, byID := db.NewsStoryByID(ctx, id)
+		if byID != nil && !errors.Is(byID, storage.ErrNotFound) {
+			t.Fatalf("by id: %v", byID)
+		}
+		list, err := db.SearchNewsStories(ctx, storage.NewsSearch{Since: now.Add(-time.Hour), Limit: 100})
+		if err != nil {
+			t.Fatalf("search: %v", err)
+		}
+		inSearch := slices.ContainsFunc(list, func(s storage.NewsStory) bool { return s.ID == id })
+		if inSearch != (byID == nil) {
+			t.Errorf("story %d: in search %v, by id %v", id, inSearch, byID)
+		}
+		return inSearch
+	}
+	for _, tc := range []struct {
+		name string
+		hide func(author storage.User, p storage.Post) error
+	}{
+		{"post deleted", func(_ storage.User, p storage.Post) error { _, err := db.DeletePost(ctx, p.ID, now); return err }},
+		{"post edited", func(_ storage.User, p storage.Post) error {
+			next := p
+			next.Text, next.Terms = "changed", storage.PostTerms{}
+			_, err := db.EditPost(ctx, p.ID, next, now)
+			return err
+		}},
+		{"author protected", authorState(db, "protected", now)},
+		{"author suspended", authorState(db, "suspended", now)},
+		{"author deactivated", authorState(db, "deactivated", now)},
+		{"author deleted", authorState(db, "deleted", now)},
+	} {
+		author, bystander := factory.User(t, db, nil), factory.User(t, db, nil)
+		p := factory.Post(t, db, &factory.PostOpts{Author: author, Text: "quake " + tc.name})
+		keep := factory.Post(t, db, &factory.PostOpts{Author: bystander, Text: "quake elsewhere"})
+		s := newsStory("quake")
+		s.Sources, s.SourceAuthors, s.PostIDs = []int64{p.ID, keep.ID}, []int64{author.ID, bystander.ID}, []int64{p.ID}
+		story, _, err := db.UpsertNewsStory(ctx, s, now, nil)
+		if err != nil || story.StaleAt != nil || !served(story.ID) {
+			t.Fatalf("%s: stored %+v, %v", tc.name, story, err)
+		}
+		if err := tc.hide(author, p); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if served(story.ID) {
+			t.Errorf("%s: the story is still served", tc.name)
+		}
+		stale, err := db.StaleNewsStories(ctx, 100)
+		if err != nil || !slices.ContainsFunc(stale, func(x storage.NewsStory) bool { return x.ID == story.ID }) {
+			t.Errorf("%s: stale = %+v, %v", tc.name, stale, err)
+		}
+		srcs, err := db.NewsSources(ctx, story.Sources)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, src := range srcs {
+			if src.Visible != (src.Post.ID == keep.ID) {
+				t.Errorf("%s: source %d visible %v", tc.name, src.Post.ID, src.Visible)
+			}
+		}
+		// Written again with the hidden source (a build that read it just
+		// before it went): stored stale, still not served.
+		again, err := db.RebuildNewsStory(ctx, story, now)
+		if err != nil || again.StaleAt == nil || served(story.ID) {
+			t.Errorf("%s: rebuilt with the hidden source = %+v, %v", tc.name, again, err)
+		}
+		// Without it: served again.
+		story.Sources = []int64{keep.ID}
+		if again, err = db.RebuildNewsStory(ctx, story, now); err != nil || again.StaleAt != nil || !served(story.ID) {
+			t.Errorf("%s: rebuilt without it = %+v, %v", tc.name, again, err)
+		}
+		// Withdrawn: never served nor rebuilt again.
+		if err := db.WithdrawNewsStory(ctx, story.ID, now); err != nil || served(story.ID) {
+			t.Errorf("%s: withdraw: %v", tc.name, err)
+		}
+		if _, err := db.RebuildNewsStory(ctx, story, now); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("%s: rebuild of a withdrawn story: %v", tc.name, err)
+		}
 	}
 }

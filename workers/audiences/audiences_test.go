@@ -16,6 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
 
 func TestCheckContent(t *testing.T) {
@@ -51,18 +52,17 @@ func (q *queue) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.Opti
 	return &asynq.TaskInfo{}, nil
 }
 
-// TestSweepReenqueuesLostBatch: a batch recorded while Redis was away is
-// enqueued by the sweep once the grace passed, and the task applies it;
-// FinalFailure of an exhausted task fails a pending batch.
-func TestSweepReenqueuesLostBatch(t *testing.T) {
-	db, _ := storagetest.NewDB(t)
+// batches makes an account and an audience of db, and records batches of
+// one update under an idempotency key.
+func batches(t *testing.T, db *postgres.DB) (storage.AdAccount, storage.CustomAudienceView, func(key string) storage.AudienceBatch) {
+	t.Helper()
 	ctx := context.Background()
 	acct := factory.AdAccount(t, db, nil)
 	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	record := func(k string) storage.AudienceBatch {
+	return acct, aud, func(k string) storage.AudienceBatch {
 		b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: k,
 			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(1, k)},
 				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
@@ -71,6 +71,15 @@ func TestSweepReenqueuesLostBatch(t *testing.T) {
 		}
 		return b
 	}
+}
+
+// TestSweepReenqueuesLostBatch: a batch recorded while Redis was away is
+// enqueued by the sweep once the grace passed, and the task applies it;
+// FinalFailure of an exhausted task fails a pending batch.
+func TestSweepReenqueuesLostBatch(t *testing.T) {
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	acct, aud, record := batches(t, db)
 	lost := record("lost")
 	q := &queue{}
 	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Clock: time.Now}
@@ -318,4 +327,22 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if due, err := db.AudiencesWithExpiredMembers(ctx, later.ExpiresAt.Add(time.Second), 10); err != nil || len(due) != 1 {
 		t.Fatalf("due once the later member expires %v, %v; want the audience", due, err)
 	}
+}
+
+// TestSweepLeavesBatchItsRunHolds: a pending batch whose run holds its
+// lease is not enqueued a second time; a killed run's batch is, once its
+// lease lapses.
+func TestSweepLeavesBatchItsRunHolds(t *testing.T) {
+	db, _ := storagetest.NewDB(t)
+	ctx := context.Background()
+	_, _, record := batches(t, db)
+	b := record("held")
+	q := &queue{}
+	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Leases: db,
+		Clock: func() time.Time { return time.Now().Add(time.Minute) }}
+	sweeptest.HeldWork(t, db, tasks.AudienceBatchTaskID(b.ID), func() {
+		if err := s.Tick(ctx); err != nil {
+			t.Fatalf("tick: %v", err)
+		}
+	}, func() bool { return len(q.tasks) > 0 })
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
 
 // queueEnv adds a claimed Redis database with a real asynq client and
@@ -320,4 +321,19 @@ func TestReconcilerUploadGrace(t *testing.T) {
 	if got := q.load(t, recent.ID); got.Status != storage.JobCreated {
 		t.Fatalf("job expired 10s ago = %s, want still created within the grace", got.Status)
 	}
+}
+
+// TestReconcilerLeavesJobItsRunHolds: a job in progress whose progress
+// heartbeat is old (a long batch) but whose run still holds its lease is
+// not enqueued a second time; a killed run's job is, once its lease lapses.
+func TestReconcilerLeavesJobItsRunHolds(t *testing.T) {
+	t.Parallel()
+	q := newQueueEnv(t)
+	r := q.reconciler()
+	r.Leases = q.db
+	job := q.job(t, storage.ComplianceTypeTweets, nil)
+	if _, started, err := q.db.StartComplianceJob(t.Context(), job.ID, q.now.Add(-5*time.Minute)); err != nil || !started {
+		t.Fatalf("StartComplianceJob = %v, %v", started, err)
+	}
+	sweeptest.HeldWork(t, q.db, tasks.ComplianceTaskID(job.ID), func() { q.tick(t, r) }, func() bool { return q.task(t, job.ID) != nil })
 }

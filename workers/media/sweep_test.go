@@ -12,7 +12,22 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
+
+// sweeper is the media sweeper at e.now on a Redis database of the test's,
+// with its queue client and inspector.
+func (e *env) sweeper(t *testing.T) (*sweep.Sweeper[storage.Media], *asynq.Client, *asynq.Inspector) {
+	t.Helper()
+	addr, rdb := storagetest.RedisDB(t)
+	opt := asynq.RedisClientOpt{Addr: addr, DB: rdb}
+	client := asynq.NewClient(opt)
+	t.Cleanup(func() { client.Close() })
+	inspector := asynq.NewInspector(opt)
+	t.Cleanup(func() { inspector.Close() })
+	return &sweep.Sweeper[storage.Media]{Source: &Sweep{Store: e.db, Blobs: e.blobs, Logger: e.log},
+		Queue: client, Inspector: inspector, Logger: e.log, Clock: func() time.Time { return e.now }}, client, inspector
+}
 
 // TestSweep: one tick enqueues the task of finalized media that has none,
 // removes expired uploads (records and segment objects), fails media whose
@@ -20,14 +35,7 @@ import (
 func TestSweep(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	addr, rdb := storagetest.RedisDB(t)
-	opt := asynq.RedisClientOpt{Addr: addr, DB: rdb}
-	client := asynq.NewClient(opt)
-	t.Cleanup(func() { client.Close() })
-	inspector := asynq.NewInspector(opt)
-	t.Cleanup(func() { inspector.Close() })
-	s := &sweep.Sweeper[storage.Media]{Source: &Sweep{Store: e.db, Blobs: e.blobs, Logger: e.log},
-		Queue: client, Inspector: inspector, Logger: e.log, Clock: func() time.Time { return e.now }}
+	s, client, inspector := e.sweeper(t)
 
 	data := []byte("0123456789")
 	pending := e.record(t, upload{mediaType: "image/png", data: data, finalize: true})
@@ -98,4 +106,23 @@ func archiveTask(t *testing.T, client *asynq.Client, inspector *asynq.Inspector,
 	if err := inspector.ArchiveTask(tasks.QueueMedia, tasks.MediaTaskID(id)); err != nil {
 		t.Fatalf("ArchiveTask: %v", err)
 	}
+}
+
+// TestSweepLeavesMediaItsRunHolds: Redis emptied while a video is being
+// processed no longer makes the sweeper start a second run; a killed run's
+// media is enqueued again once its lease lapses.
+func TestSweepLeavesMediaItsRunHolds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	s, _, inspector := e.sweeper(t)
+	s.Leases = e.db
+	m := e.record(t, upload{mediaType: "image/png", data: []byte("0123456789"), finalize: true})
+	sweeptest.HeldWork(t, e.db, tasks.MediaTaskID(m.ID), func() {
+		if err := s.Tick(t.Context()); err != nil {
+			t.Fatalf("Tick: %v", err)
+		}
+	}, func() bool {
+		_, err := inspector.GetTaskInfo(tasks.QueueMedia, tasks.MediaTaskID(m.ID))
+		return err == nil
+	})
 }

@@ -114,6 +114,14 @@ func (c *cluster) story() storage.NewsStory {
 		keywords[i] = t.Term
 	}
 	text := cleanText(top)
+	sources := make([]int64, len(c.posts))
+	var authors []int64
+	for i, p := range c.posts {
+		sources[i] = p.ID
+		if !slices.Contains(authors, p.AuthorID) {
+			authors = append(authors, p.AuthorID)
+		}
+	}
 	return storage.NewsStory{
 		LeadTerm: c.lead.Term,
 		Keywords: keywords,
@@ -124,6 +132,11 @@ func (c *cluster) story() storage.NewsStory {
 		Contexts: c.contexts(forms),
 		PostIDs:  ids,
 		Posts:    c.total(),
+		// Every post read is a source: the name and summary quote one,
+		// contexts, keywords and spellings count them all.
+		Sources:       sources,
+		SourceAuthors: authors,
+		Lead:          c.lead,
 	}
 }
 

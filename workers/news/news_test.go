@@ -2,6 +2,7 @@ package news_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -298,4 +299,101 @@ func TestSchedule(t *testing.T) {
 		t.Errorf("enqueued after the run = %d tasks", len(q.tasks))
 	}
 	var _ sweep.Source[string] = news.Schedule(nil, nil)
+}
+
+// TestRefreshRebuildsStoriesWhoseSourcesGo: a story never shows a post
+// that is no longer visible. Once a source goes (its author protected, the
+// post deleted, the author suspended) the story is not served; the next
+// run rebuilds it from the sources still visible, even when its terms no
+// longer spike, and withdraws it when none remains.
+func TestRefreshRebuildsStoriesWhoseSourcesGo(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	ctx := t.Context()
+	other := factory.User(t, e.db, nil)
+	postBy := func(author storage.User, text string, likes int64) storage.Post {
+		p := factory.Post(t, e.db, &factory.PostOpts{Author: author, Text: text, Entities: posttext.Extract(text),
+			Metrics: &storage.PostMetrics{Likes: likes}})
+		e.count(t, e.now, 1, posttext.KeywordTerms(text)...)
+		return p
+	}
+	top := postBy(other, "Strong #Quake shakes Lima harbour. Cranes down $NBIS", 40)
+	second := postBy(e.user, "Felt the #quake in Callao, $NBIS traders nervous", 9)
+	rest := []storage.Post{
+		postBy(e.user, "#quake the whole apartment moved", 3),
+		postBy(e.user, "My dog knew before the #quake hit", 2),
+		postBy(e.user, "Aftershock again #Quake tonight", 1),
+		postBy(e.user, "Relief donations open after the #quake", 0),
+	}
+	run, err := e.refresher(e.now).Refresh(ctx)
+	if err != nil || len(run.Stories) != 1 {
+		t.Fatalf("refresh = %+v, %v", run, err)
+	}
+	story := run.Stories[0]
+	if !strings.Contains(story.Name, "Lima") || !strings.Contains(story.Summary, "Lima") || story.Posts != 6 ||
+		!slices.Equal(story.Contexts.Finance.Tickers, []string{"NBIS"}) || len(story.Sources) != 6 {
+		t.Fatalf("story = %+v", story)
+	}
+	// Nothing spikes any more: only the stale stories are rebuilt.
+	quiet := &news.Refresher{Store: e.db, Clock: func() time.Time { return e.now }, MinRatio: 1e9}
+	hide := func(what string, sql string, args ...any) {
+		t.Helper()
+		if _, err := e.conn.Exec(ctx, sql, args...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		// At once, in the transaction that hid the source: neither found by
+		// id nor searched.
+		if _, err := e.db.NewsStoryByID(ctx, story.ID); !errors.Is(err, storage.ErrNotFound) {
+			t.Errorf("after %s: by id %v, want ErrNotFound", what, err)
+		}
+		list, err := e.db.SearchNewsStories(ctx, storage.NewsSearch{Words: []string{"quake"}, Since: e.now.Add(-time.Hour), Limit: 10})
+		if err != nil || len(list) != 0 {
+			t.Errorf("after %s: search = %+v, %v", what, list, err)
+		}
+	}
+
+	hide("protecting the top post's author", `UPDATE users SET protected_at = now() WHERE id = $1`, other.ID)
+	run, err = quiet.Refresh(ctx)
+	if err != nil || len(run.Rebuilt) != 1 || run.Withdrawn != 0 || len(run.Stories) != 0 {
+		t.Fatalf("rebuild run = %+v, %v", run, err)
+	}
+	got, err := e.db.NewsStoryByID(ctx, story.ID)
+	if err != nil {
+		t.Fatalf("rebuilt story: %v", err)
+	}
+	if strings.Contains(got.Name+got.Summary+got.Hook, "Lima") || slices.Contains(got.PostIDs, top.ID) ||
+		slices.Contains(got.Sources, top.ID) || got.PostIDs[0] != second.ID || !strings.Contains(got.Name, "Callao") {
+		t.Errorf("rebuilt story still shows the hidden post: %+v", got)
+	}
+	// NBIS is in 1 of the 5 posts left: under the share, out of contexts.
+	if got.Posts != 5 || !strings.HasPrefix(got.Summary, "5 posts in the last 24 hours") || len(got.Contexts.Finance.Tickers) != 0 {
+		t.Errorf("rebuilt counts and contexts: posts %d, summary %q, contexts %+v", got.Posts, got.Summary, got.Contexts)
+	}
+
+	hide("deleting the top post", `UPDATE posts SET deleted_at = now() WHERE id = $1`, second.ID)
+	if run, err = quiet.Refresh(ctx); err != nil || len(run.Rebuilt) != 1 {
+		t.Fatalf("second rebuild = %+v, %v", run, err)
+	}
+	got, err = e.db.NewsStoryByID(ctx, story.ID)
+	if err != nil || strings.Contains(got.Name+got.Summary, "Callao") || !slices.Equal(got.PostIDs, ids(rest...)) || got.Posts != 4 {
+		t.Errorf("after the delete: %+v, %v", got, err)
+	}
+
+	hide("suspending the last author", `UPDATE users SET suspended_at = now() WHERE id = $1`, e.user.ID)
+	if run, err = quiet.Refresh(ctx); err != nil || run.Withdrawn != 1 || len(run.Rebuilt) != 0 {
+		t.Fatalf("withdraw run = %+v, %v", run, err)
+	}
+	if _, err := e.db.NewsStoryByID(ctx, story.ID); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("withdrawn story by id: %v", err)
+	}
+	// Withdrawn for good: making the authors public again brings five posts
+	// back, but a new build makes a new story.
+	if _, err := e.conn.Exec(ctx, `UPDATE users SET suspended_at = NULL, protected_at = NULL WHERE id = ANY($1)`,
+		[]int64{e.user.ID, other.ID}); err != nil {
+		t.Fatal(err)
+	}
+	run, err = e.refresher(e.now).Refresh(ctx)
+	if err != nil || len(run.Stories) != 1 || run.Stories[0].ID == story.ID || run.Created != 1 {
+		t.Errorf("after the withdrawal: %+v, %v", run, err)
+	}
 }

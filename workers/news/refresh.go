@@ -25,6 +25,10 @@ type Store interface {
 	SpikingTerms(ctx context.Context, q storage.SpikeQuery) ([]storage.SpikingTerm, error)
 	NewsClusterPosts(ctx context.Context, q storage.ClusterQuery) ([]storage.Post, error)
 	UpsertNewsStory(ctx context.Context, s storage.NewsStory, now time.Time, exclude []int64) (storage.NewsStory, bool, error)
+	StaleNewsStories(ctx context.Context, limit int) ([]storage.NewsStory, error)
+	NewsSources(ctx context.Context, ids []int64) ([]storage.NewsSource, error)
+	RebuildNewsStory(ctx context.Context, s storage.NewsStory, now time.Time) (storage.NewsStory, error)
+	WithdrawNewsStory(ctx context.Context, id int64, now time.Time) error
 }
 
 // Defaults of the Refresher's tuning fields.
@@ -36,6 +40,9 @@ const (
 	DefaultClusterSize = 200
 	DefaultGroupShare  = 0.3
 	DefaultMaxKeywords = 10
+	// DefaultMaxStale bounds the stale stories one run rebuilds or
+	// withdraws (the rest wait, unserved, for the next run).
+	DefaultMaxStale = 100
 	// MinWordRunes is the shortest word term that may lead or join a
 	// story; tags ("#ai", "$ge") need two characters after their sign.
 	MinWordRunes = 3
@@ -63,6 +70,8 @@ type Refresher struct {
 	GroupShare float64
 	// MaxKeywords bounds a story's terms, the lead included.
 	MaxKeywords int
+	// MaxStale bounds the stale stories rebuilt or withdrawn per run.
+	MaxStale int
 }
 
 // Run is what one refresh did.
@@ -73,6 +82,10 @@ type Run struct {
 	Stories []storage.NewsStory
 	// Created counts the new ones among them.
 	Created int
+	// Rebuilt are the stale stories rebuilt from their remaining visible
+	// sources; Withdrawn counts those none of whose sources remained.
+	Rebuilt   []storage.NewsStory
+	Withdrawn int
 }
 
 // ProcessTask implements asynq.Handler.
@@ -134,8 +147,14 @@ func (r *Refresher) Refresh(ctx context.Context) (Run, error) {
 			run.Created++
 		}
 	}
-	if len(run.Stories) > 0 {
-		r.logger().InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created)
+	// After the spiking terms, which may have refreshed some stale stories
+	// from fresh posts already.
+	if err := r.rebuildStale(ctx, now, &run); err != nil {
+		return run, err
+	}
+	if len(run.Stories)+len(run.Rebuilt)+run.Withdrawn > 0 {
+		r.logger().InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created,
+			"rebuilt", len(run.Rebuilt), "withdrawn", run.Withdrawn)
 	}
 	return run, nil
 }

@@ -84,6 +84,10 @@ type Sweeper[T any] struct {
 	// Routine marks a source whose enqueues are its normal course (a
 	// scheduled task, not recovery): they are logged at debug level.
 	Routine bool
+	// Leases, when set, are the task leases of the source's runs (Hold):
+	// a task id a live run holds is never enqueued again, even when the
+	// queue lost the task (Redis wiped while it ran).
+	Leases LeaseReader
 
 	once  sync.Once
 	nudge chan struct{}
@@ -203,6 +207,9 @@ func (s *Sweeper[T]) sweep(ctx context.Context, item T, now time.Time) error {
 	if err != nil || work == nil {
 		return err
 	}
+	if held, err := s.held(ctx, work); err != nil || held {
+		return err
+	}
 	_, err = s.Queue.EnqueueContext(ctx, work.Task)
 	if errors.Is(err, asynq.ErrTaskIDConflict) {
 		return s.existing(ctx, item, work, now)
@@ -212,6 +219,24 @@ func (s *Sweeper[T]) sweep(ctx context.Context, item T, now time.Time) error {
 	}
 	s.Logger.Log(ctx, s.enqueueLevel(), "task enqueued", "source", s.Source.Name(), "task_id", work.TaskID, "queue", work.Queue)
 	return s.Source.Enqueued(ctx, item, now)
+}
+
+// held reports whether a live run holds work's task id: it is running,
+// whatever the queue says, and settles the record itself (or its lease
+// lapses and a later tick enqueues the work again). Not marked enqueued,
+// so the item stays due.
+func (s *Sweeper[T]) held(ctx context.Context, work *Work) (bool, error) {
+	if s.Leases == nil {
+		return false, nil
+	}
+	held, err := s.Leases.TaskLeaseHeld(ctx, work.TaskID)
+	if err != nil {
+		return false, fmt.Errorf("read the lease of %s: %w", work.TaskID, err)
+	}
+	if held {
+		s.Logger.DebugContext(ctx, "task held by a live run; not enqueued", "source", s.Source.Name(), "task_id", work.TaskID)
+	}
+	return held, nil
 }
 
 func (s *Sweeper[T]) enqueueLevel() slog.Level {
