@@ -11,7 +11,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/domain/searchquery"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )

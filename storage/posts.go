@@ -3,7 +3,7 @@ package storage
 import (
 	"time"
 
-	"github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/domain/searchquery"
 )
 
 // Post is a post ("tweet") with its author, references, entities and

@@ -45,3 +45,12 @@ func TestOffsetError(t *testing.T) {
 		}
 	}
 }
+
+func TestIsCurrency(t *testing.T) {
+	for code, want := range map[string]bool{"USD": true, "EUR": true, "JPY": true, "XOF": true, "ZWG": true,
+		"ABC": false, "usd": false, "US": false, "SDB": false, "XAU": false, "XXX": false, "D U": false} {
+		if got := IsCurrency(code); got != want {
+			t.Errorf("IsCurrency(%q) = %v, want %v", code, got, want)
+		}
+	}
+}

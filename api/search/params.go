@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/domain/searchquery"
 	"github.com/aviary-dev/aviary/validation"
 )
 

@@ -1,6 +1,6 @@
 // Package search serves post search and counts (/2/tweets/search/recent,
 // /search/all, /counts/recent, /counts/all) over the query language of
-// storage/searchquery (docs/search.md).
+// domain/searchquery (docs/search.md).
 package search
 
 import (

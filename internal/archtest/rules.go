@@ -57,13 +57,12 @@ var Rules = []Rule{
 	{Name: "validation-leaf", Pkgs: pkgs("validation"), Files: All,
 		Allow:  anyOf(std, ext("github.com/go-playground/validator/v10")),
 		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
-	// storage/posttext is allowed for storage/searchquery so that the query
-	// language can follow the text rules (its tests check its hashtags
-	// against posttext's); its code cannot import posttext while storage
-	// imports searchquery (an import cycle).
-	{Name: "storage-text-leaves", Pkgs: pkgs("storage/searchquery", "storage/posttext"), Files: All,
-		Allow:  anyOf(std, pkgs("storage", "storage/posttext")),
-		Reason: "the search query language and post text rules are leaves: standard library, the storage records and the post text rules only (docs/search.md)"},
+	// domain holds the platform's own rules that both tiers share (post
+	// text, the search query language, product catalogs): it sees records
+	// and validation, never a tier, a driver or the queue.
+	{Name: "domain-rules", Pkgs: tree("domain"), Files: All,
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "validation"), tree("domain"), ext("github.com/go-playground/validator/v10")),
+		Reason: "domain holds rules both tiers share: standard library, the storage records, storage/ids, validation (validator/v10) and other domain packages only (docs/architecture.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
@@ -87,7 +86,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, storage/searchquery, storage/posttext, tasks, validation (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., tasks, validation (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
@@ -107,8 +106,8 @@ var Rules = []Rule{
 var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest")
 
 // featureKit are the module packages a feature may import.
-var featureKit = pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
-	"storage", "storage/ids", "storage/blob", "storage/searchquery", "storage/posttext", "tasks", "validation")
+var featureKit = anyOf(pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
+	"storage", "storage/ids", "storage/blob", "tasks", "validation"), tree("domain"))
 
 // featureTestKit are the module packages a feature's tests may import on
 // top of featureKit.

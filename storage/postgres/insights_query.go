@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // The read side of keyword insights (docs/insights-api.md): every answer

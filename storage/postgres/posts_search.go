@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
-	"github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/domain/searchquery"
 )
 
 // relevancyScore is the engagement score SortRelevancy orders by

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // Defaults of a Counter.

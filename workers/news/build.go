@@ -10,7 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // Limits of a story's text.

@@ -17,7 +17,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // Store is the record access of the refresher (storage/postgres.DB).

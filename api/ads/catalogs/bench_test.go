@@ -9,12 +9,12 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adstest"
-	"github.com/aviary-dev/aviary/validation"
+	"github.com/aviary-dev/aviary/domain/products"
 )
 
 // benchBatch is 25 distinct products, half of them variants of groups.
 func benchBatch(round int) []map[string]any {
-	items := make([]map[string]any, validation.MaxProductBatch)
+	items := make([]map[string]any, products.MaxBatch)
 	for i := range items {
 		id := fmt.Sprintf("r%d-p%d", round, i)
 		items[i] = product(id, "description", "A comfortable canvas shoe with a rubber sole, in many colors.",
@@ -55,11 +55,11 @@ func BenchmarkProductBatch(b *testing.B) {
 		}
 		elapsed := time.Since(start)
 		report(b, lat)
-		b.ReportMetric(float64(len(lat)*validation.MaxProductBatch)/elapsed.Seconds(), "products/s")
+		b.ReportMetric(float64(len(lat)*products.MaxBatch)/elapsed.Seconds(), "products/s")
 	})
 	b.Run("validation", func(b *testing.B) {
-		pv := validation.NewProductValidator()
-		raws := make([]json.RawMessage, 0, validation.MaxProductBatch)
+		pv := products.NewValidator()
+		raws := make([]json.RawMessage, 0, products.MaxBatch)
 		for _, it := range benchBatch(0) {
 			raw, _ := json.Marshal(it)
 			raws = append(raws, raw)

@@ -1,6 +1,6 @@
 // Package catalogs serves the advertising API's catalogs endpoints (issue
 // 11): a user's product catalog and its products, upserted by JSON batches
-// that are validated synchronously (validation/products.go) and whose
+// that are validated synchronously (domain/products) and whose
 // images the catalogs worker checks afterwards. See docs/ads-catalogs.md.
 package catalogs
 
@@ -10,8 +10,8 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/domain/products"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // Store is what the catalogs endpoints need of storage (*postgres.DB).
@@ -44,17 +44,17 @@ type Deps = adsx.Deps[Store]
 
 // Module serves the catalogs endpoints.
 type Module struct {
-	deps     Deps
-	products *validation.ProductValidator
+	deps      Deps
+	validator *products.Validator
 }
 
 // New builds the module.
-func New(d Deps) *Module { return &Module{deps: d, products: validation.NewProductValidator()} }
+func New(d Deps) *Module { return &Module{deps: d, validator: products.NewValidator()} }
 
 const (
-	collection = "/12/product_catalogs"
-	item       = collection + "/{product_catalog_id}"
-	products   = item + "/products"
+	collection    = "/12/product_catalogs"
+	item          = collection + "/{product_catalog_id}"
+	productsRoute = item + "/products"
 )
 
 // Rate limits of the reference, per user and 15 minutes.
@@ -76,8 +76,8 @@ func (m *Module) Routes() []httpx.Endpoint {
 		{Pattern: "POST " + collection, Params: []string{"name", "user_id"}, Write: true, Limit: writeLimit, Handle: m.createCatalog},
 		{Pattern: "PUT " + item, Params: []string{"name"}, Write: true, Limit: writeLimit, Handle: m.renameCatalog},
 		{Pattern: "DELETE " + item, Write: true, Limit: writeLimit, Handle: m.deleteCatalog},
-		{Pattern: "GET " + products, Params: []string{"item_group_key", "count", "cursor"}, Limit: productsRead, Handle: m.listProducts},
-		{Pattern: "PUT " + products, Write: true, Limit: productsWrite,
+		{Pattern: "GET " + productsRoute, Params: []string{"item_group_key", "count", "cursor"}, Limit: productsRead, Handle: m.listProducts},
+		{Pattern: "PUT " + productsRoute, Write: true, Limit: productsWrite,
 			Body: &httpx.Body{MaxBytes: maxBatchBody, Types: []string{httpx.ContentJSON}}, Handle: m.upsertProducts},
 	})
 }

@@ -12,9 +12,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/domain/products"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // productListSpec: products list in submission order, 100 a page (1 to 100).
@@ -77,21 +77,21 @@ func readBatch(r *http.Request) ([]json.RawMessage, error) {
 		return nil, adsx.Missing("products")
 	case len(*body.Products) == 0:
 		return nil, adsx.Invalid("products", "products must list at least one product")
-	case len(*body.Products) > validation.MaxProductBatch:
+	case len(*body.Products) > products.MaxBatch:
 		return nil, adsx.Invalid("products", fmt.Sprintf("products takes at most %d products, got %d",
-			validation.MaxProductBatch, len(*body.Products)))
+			products.MaxBatch, len(*body.Products)))
 	}
 	return *body.Products, nil
 }
 
 // batchResult is one item of the answer, in request order.
 type batchResult struct {
-	Warnings     []validation.ProductIssue `json:"warnings"`
-	Errors       []validation.ProductIssue `json:"errors"`
-	ProductKey   *string                   `json:"product_key"`
-	ID           *string                   `json:"id"`
-	Status       string                    `json:"status"`
-	ReviewStatus *string                   `json:"review_status"`
+	Warnings     []products.Issue `json:"warnings"`
+	Errors       []products.Issue `json:"errors"`
+	ProductKey   *string          `json:"product_key"`
+	ID           *string          `json:"id"`
+	Status       string           `json:"status"`
+	ReviewStatus *string          `json:"review_status"`
 }
 
 type batchAnswer struct {
@@ -110,7 +110,7 @@ func (m *Module) upsertProducts(w http.ResponseWriter, r *http.Request, p *adsx.
 	if err != nil {
 		return err
 	}
-	results := m.products.Batch(raws)
+	results := m.validator.Batch(raws)
 	var upserts []storage.ProductUpsert
 	for _, res := range results {
 		if res.Valid() {
@@ -159,7 +159,7 @@ func (m *Module) enqueueChecks(ctx context.Context, catalogID string, stored []s
 // answer pairs each request item with its outcome: the validation errors
 // of an invalid item, else the store's outcome (valid items are stored in
 // request order).
-func answer(results []validation.ProductResult, stored []storage.ProductUpserted) []batchResult {
+func answer(results []products.Result, stored []storage.ProductUpserted) []batchResult {
 	out := make([]batchResult, len(results))
 	next := 0
 	for i, res := range results {
@@ -181,14 +181,14 @@ func answer(results []validation.ProductResult, stored []storage.ProductUpserted
 	return out
 }
 
-func nonNil(issues []validation.ProductIssue) []validation.ProductIssue {
+func nonNil(issues []products.Issue) []products.Issue {
 	if issues == nil {
-		return []validation.ProductIssue{}
+		return []products.Issue{}
 	}
 	return issues
 }
 
-func toStorageIssues(in []validation.ProductIssue) []storage.ProductIssue {
+func toStorageIssues(in []products.Issue) []storage.ProductIssue {
 	out := make([]storage.ProductIssue, len(in))
 	for i, is := range in {
 		out[i] = storage.ProductIssue(is)
@@ -196,17 +196,17 @@ func toStorageIssues(in []validation.ProductIssue) []storage.ProductIssue {
 	return out
 }
 
-func toValidationIssues(in []storage.ProductIssue) []validation.ProductIssue {
-	out := make([]validation.ProductIssue, len(in))
+func toValidationIssues(in []storage.ProductIssue) []products.Issue {
+	out := make([]products.Issue, len(in))
 	for i, is := range in {
-		out[i] = validation.ProductIssue(is)
+		out[i] = products.Issue(is)
 	}
 	return out
 }
 
 // toFields is a valid product's stored attributes (product_key and
 // item_group_key are the service's, not stored as sent).
-func toFields(p validation.Product) storage.ProductFields {
+func toFields(p products.Product) storage.ProductFields {
 	return storage.ProductFields{
 		ID: p.ID, Title: p.Title, Description: p.Description, Availability: p.Availability, Condition: p.Condition,
 		Price: p.Price, Link: p.Link, ImageLink: p.ImageLink, Brand: p.Brand, GTIN: p.GTIN, MPN: p.MPN,

@@ -12,7 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // Limits of the reference.

@@ -18,7 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/aviary-dev/aviary/storage/posttext"
+	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // Corpus describes the posts Load wrote, so that queries

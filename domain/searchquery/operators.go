@@ -123,7 +123,7 @@ func isWordByte(c byte) bool {
 }
 
 // isHashtag reports whether s is a hashtag without its sign, exactly as
-// storage/posttext extracts them from a post (posttext.IsHashtag, which the
+// domain/posttext extracts them from a post (posttext.IsHashtag, which the
 // tests check this against rune by rune; the query language cannot import
 // posttext, which imports storage, which imports the query language):
 // hashtag runes only, at least one letter or mark, and not the tail of the

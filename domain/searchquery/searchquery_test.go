@@ -7,8 +7,8 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/aviary-dev/aviary/storage/posttext"
-	sq "github.com/aviary-dev/aviary/storage/searchquery"
+	"github.com/aviary-dev/aviary/domain/posttext"
+	sq "github.com/aviary-dev/aviary/domain/searchquery"
 )
 
 func and(c ...sq.Node) sq.Node      { return &sq.And{Children: c} }
@@ -409,7 +409,7 @@ func TestQueryString(t *testing.T) {
 }
 
 // TestHashtagsAsExtracted checks, for every code point, that the parser
-// takes a #value exactly when storage/posttext extracts it as a whole
+// takes a #value exactly when domain/posttext extracts it as a whole
 // hashtag (posttext.IsHashtag): the rune inside a tag, and for hashtag
 // runes first and alone. The
 // query language keeps its own copy of the rule (it cannot import posttext:

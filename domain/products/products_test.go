@@ -1,4 +1,4 @@
-package validation
+package products
 
 import (
 	"encoding/json"
@@ -39,7 +39,7 @@ func raw(t *testing.T, v any) json.RawMessage {
 	return b
 }
 
-func issueKeys(issues []ProductIssue) []string {
+func issueKeys(issues []Issue) []string {
 	out := make([]string, len(issues))
 	for i, is := range issues {
 		out[i] = is.Field + ":" + is.Rule
@@ -161,7 +161,7 @@ func TestProductRules(t *testing.T) {
 		{"google_product_category", with("google_product_category", "Apparel & Accessories > Shoes"), nil},
 		{"not an object", nil, []string{"product:type"}},
 	}
-	pv := NewProductValidator()
+	pv := NewValidator()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var in json.RawMessage = []byte(`["not", "an", "object"]`)
@@ -200,7 +200,7 @@ func TestProductWarnings(t *testing.T) {
 		{"stock but out of stock", with("availability", "out of stock", "inventory", 4), []string{"inventory:inventory_not_in_stock"}},
 		{"group without variant attributes", with("item_group_id", "g1"), []string{"item_group_id:no_variant_attributes"}},
 	}
-	pv := NewProductValidator()
+	pv := NewValidator()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			res := pv.Item(raw(t, c.product))
@@ -236,7 +236,7 @@ func TestProductBatchRules(t *testing.T) {
 		{"title match ignores case", []map[string]any{with("id", "a", "color", "red"), with("id", "b", "title", "BLUE shoe", "color", "blue")},
 			[][]string{{"item_group_id:item_group_id_required"}, {"item_group_id:item_group_id_required"}}},
 	}
-	pv := NewProductValidator()
+	pv := NewValidator()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			in := make([]json.RawMessage, len(c.items))
@@ -250,14 +250,5 @@ func TestProductBatchRules(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestIsCurrency(t *testing.T) {
-	for code, want := range map[string]bool{"USD": true, "EUR": true, "JPY": true, "XOF": true, "ZWG": true,
-		"ABC": false, "usd": false, "US": false, "SDB": false, "XAU": false, "XXX": false, "D U": false} {
-		if got := IsCurrency(code); got != want {
-			t.Errorf("IsCurrency(%q) = %v, want %v", code, got, want)
-		}
 	}
 }

@@ -1,4 +1,8 @@
-package validation
+// Package products holds the platform's product catalog rules: the
+// attributes of a product, their enums and formats, and the checks that
+// turn a product into errors and warnings (docs/ads-catalogs.md). The API
+// tier validates uploads with it; the workers re-check stored products.
+package products
 
 import (
 	"bytes"
@@ -17,13 +21,15 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-playground/validator/v10"
+
+	"github.com/aviary-dev/aviary/validation"
 )
 
-// ProductIssue is one error or warning about a product: the attribute it
+// Issue is one error or warning about a product: the attribute it
 // concerns, the rule (a stable machine name) and a sentence for people.
 // Its JSON shape is the one the API answers and the store keeps
 // (docs/ads-catalogs.md).
-type ProductIssue struct {
+type Issue struct {
 	Field   string `json:"field"`
 	Rule    string `json:"rule"`
 	Message string `json:"message"`
@@ -67,8 +73,8 @@ type Product struct {
 
 // Product limits and enums (the spec's product field rules).
 const (
-	// MaxProductBatch is how many products one PUT products takes.
-	MaxProductBatch = 25
+	// MaxBatch is how many products one PUT products takes.
+	MaxBatch = 25
 	// MaxAdditionalImages is how many URLs additional_image_link lists.
 	MaxAdditionalImages = 10
 )
@@ -81,9 +87,9 @@ var productEnums = map[string][]string{
 	"age_group":    {"adult", "all ages", "teen", "kids", "toddler", "infant", "newborn"},
 }
 
-// ProductEnum is the list of values of an enum attribute (availability,
+// Enum is the list of values of an enum attribute (availability,
 // condition, gender, age_group).
-func ProductEnum(name string) []string { return slices.Clone(productEnums[name]) }
+func Enum(name string) []string { return slices.Clone(productEnums[name]) }
 
 // Product rule names of checks outside the struct tags.
 const (
@@ -108,28 +114,28 @@ const (
 	RuleNoVariantAttrs    = "no_variant_attributes"
 )
 
-// ProductResult is the outcome of validating one submitted product:
+// Result is the outcome of validating one submitted product:
 // Product is usable only when Errors is empty.
-type ProductResult struct {
+type Result struct {
 	Product  Product
-	Errors   []ProductIssue
-	Warnings []ProductIssue
+	Errors   []Issue
+	Warnings []Issue
 }
 
 // Valid reports whether the product has no error.
-func (r ProductResult) Valid() bool { return len(r.Errors) == 0 }
+func (r Result) Valid() bool { return len(r.Errors) == 0 }
 
-// ProductValidator checks catalog products: struct rules through
+// Validator checks catalog products: struct rules through
 // validator/v10 with the product tags registered, then the rules across
 // attributes and across the products of one batch. Safe for concurrent
 // use; build one per process.
-type ProductValidator struct {
+type Validator struct {
 	v      *validator.Validate
 	fields map[string]int // JSON name -> index of Product's field
 }
 
-// NewProductValidator builds a ProductValidator.
-func NewProductValidator() *ProductValidator {
+// NewValidator builds a Validator.
+func NewValidator() *Validator {
 	v := validator.New()
 	v.RegisterTagNameFunc(func(f reflect.StructField) string { return strings.SplitN(f.Tag.Get("json"), ",", 2)[0] })
 	for tag, fn := range map[string]validator.Func{
@@ -160,14 +166,14 @@ func NewProductValidator() *ProductValidator {
 	for i := range t.NumField() {
 		fields[strings.SplitN(t.Field(i).Tag.Get("json"), ",", 2)[0]] = i
 	}
-	return &ProductValidator{v: v, fields: fields}
+	return &Validator{v: v, fields: fields}
 }
 
 // Batch decodes and validates the products of one batch, in order:
 // each item on its own, then the rules across items (duplicate ids, all
 // ignored; variants without item_group_id).
-func (pv *ProductValidator) Batch(items []json.RawMessage) []ProductResult {
-	out := make([]ProductResult, len(items))
+func (pv *Validator) Batch(items []json.RawMessage) []Result {
+	out := make([]Result, len(items))
 	for i, raw := range items {
 		out[i] = pv.Item(raw)
 	}
@@ -177,9 +183,9 @@ func (pv *ProductValidator) Batch(items []json.RawMessage) []ProductResult {
 }
 
 // Item decodes and validates one product on its own.
-func (pv *ProductValidator) Item(raw json.RawMessage) ProductResult {
+func (pv *Validator) Item(raw json.RawMessage) Result {
 	p, errs := pv.Decode(raw)
-	res := ProductResult{Product: p, Errors: errs}
+	res := Result{Product: p, Errors: errs}
 	if hasIssue(errs, "product") {
 		return res // not an object: nothing else to check
 	}
@@ -192,18 +198,18 @@ func (pv *ProductValidator) Item(raw json.RawMessage) ProductResult {
 // Decode reads one product object field by field, so that every attribute
 // of the wrong JSON type and every unknown attribute is reported (rules
 // "type" and "unknown_field") while the others are still read.
-func (pv *ProductValidator) Decode(raw json.RawMessage) (Product, []ProductIssue) {
+func (pv *Validator) Decode(raw json.RawMessage) (Product, []Issue) {
 	var p Product
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
-		return p, []ProductIssue{{Field: "product", Rule: RuleType, Message: "A product must be a JSON object"}}
+		return p, []Issue{{Field: "product", Rule: RuleType, Message: "A product must be a JSON object"}}
 	}
-	var issues []ProductIssue
+	var issues []Issue
 	rv := reflect.ValueOf(&p).Elem()
 	for _, name := range sortedKeys(obj) {
 		i, ok := pv.fields[name]
 		if !ok {
-			issues = append(issues, ProductIssue{Field: name, Rule: RuleUnknownField, Message: fmt.Sprintf("%s is not a product attribute", name)})
+			issues = append(issues, Issue{Field: name, Rule: RuleUnknownField, Message: fmt.Sprintf("%s is not a product attribute", name)})
 			continue
 		}
 		if bytes.Equal(bytes.TrimSpace(obj[name]), []byte("null")) {
@@ -212,7 +218,7 @@ func (pv *ProductValidator) Decode(raw json.RawMessage) (Product, []ProductIssue
 		f := rv.Field(i)
 		if err := json.Unmarshal(obj[name], f.Addr().Interface()); err != nil {
 			f.SetZero()
-			issues = append(issues, ProductIssue{Field: name, Rule: RuleType, Message: fmt.Sprintf("%s must be a JSON %s", name, jsonKind(f.Type()))})
+			issues = append(issues, Issue{Field: name, Rule: RuleType, Message: fmt.Sprintf("%s must be a JSON %s", name, jsonKind(f.Type()))})
 		}
 	}
 	normalize(&p)
@@ -260,25 +266,25 @@ func normalize(p *Product) {
 
 // structIssues runs the tag rules; an attribute already refused by
 // decoding is not reported twice.
-func (pv *ProductValidator) structIssues(p Product, decoded []ProductIssue) []ProductIssue {
+func (pv *Validator) structIssues(p Product, decoded []Issue) []Issue {
 	err := pv.v.Struct(p)
 	var verrs validator.ValidationErrors
 	if err == nil || !errors.As(err, &verrs) {
 		return nil
 	}
-	var out []ProductIssue
+	var out []Issue
 	for _, fe := range verrs {
 		if hasIssue(decoded, fe.Field()) {
 			continue
 		}
 		rule, msg := tagRule(fe.Field(), fe.Tag(), fe.Param(), fmt.Sprint(fe.Value()))
-		out = append(out, ProductIssue{Field: fe.Field(), Rule: rule, Message: msg})
+		out = append(out, Issue{Field: fe.Field(), Rule: rule, Message: msg})
 	}
 	return out
 }
 
-func hasIssue(issues []ProductIssue, field string) bool {
-	return slices.ContainsFunc(issues, func(i ProductIssue) bool { return i.Field == field })
+func hasIssue(issues []Issue, field string) bool {
+	return slices.ContainsFunc(issues, func(i Issue) bool { return i.Field == field })
 }
 
 // tagRule names a failed tag as a product rule with its message.
@@ -327,11 +333,11 @@ func tagRule(field, tag, param, value string) (string, string) {
 
 // crossFieldErrors are the rules between attributes of one product;
 // attributes already in error are not compared.
-func crossFieldErrors(p Product, known []ProductIssue) []ProductIssue {
-	var out []ProductIssue
+func crossFieldErrors(p Product, known []Issue) []Issue {
+	var out []Issue
 	if p.Brand == nil && p.GTIN == nil && p.MPN == nil && !hasIssue(known, "gtin") {
 		for _, f := range []string{"brand", "gtin", "mpn"} {
-			out = append(out, ProductIssue{Field: f, Rule: RuleBrandGTINMPN,
+			out = append(out, Issue{Field: f, Rule: RuleBrandGTINMPN,
 				Message: fmt.Sprintf("%s is required when none of brand, gtin and mpn is given", f)})
 		}
 	}
@@ -343,14 +349,14 @@ func crossFieldErrors(p Product, known []ProductIssue) []ProductIssue {
 	return out
 }
 
-func inventoryErrors(p Product) []ProductIssue {
+func inventoryErrors(p Product) []Issue {
 	switch {
 	case p.Inventory == nil:
 		return nil
 	case *p.Inventory < 0:
-		return []ProductIssue{{Field: "inventory", Rule: RuleMin, Message: fmt.Sprintf("inventory must be at least 0, got %d", *p.Inventory)}}
+		return []Issue{{Field: "inventory", Rule: RuleMin, Message: fmt.Sprintf("inventory must be at least 0, got %d", *p.Inventory)}}
 	case *p.Inventory < 1 && p.Availability == "in stock":
-		return []ProductIssue{{Field: "inventory", Rule: RuleInStockInventory,
+		return []Issue{{Field: "inventory", Rule: RuleInStockInventory,
 			Message: fmt.Sprintf("inventory must be at least 1 when availability is \"in stock\", got %d", *p.Inventory)}}
 	}
 	return nil
@@ -368,19 +374,19 @@ func AdditionalImages(list *string) []string {
 	return parts
 }
 
-func additionalImageErrors(list *string) []ProductIssue {
+func additionalImageErrors(list *string) []Issue {
 	urls := AdditionalImages(list)
 	if len(urls) > MaxAdditionalImages {
-		return []ProductIssue{{Field: "additional_image_link", Rule: RuleMaxItems,
+		return []Issue{{Field: "additional_image_link", Rule: RuleMaxItems,
 			Message: fmt.Sprintf("additional_image_link lists at most %d URLs, got %d", MaxAdditionalImages, len(urls))}}
 	}
-	var out []ProductIssue
+	var out []Issue
 	for i, u := range urls {
 		field := fmt.Sprintf("additional_image_link[%d]", i)
 		tag := ""
 		switch {
 		case u == "":
-			out = append(out, ProductIssue{Field: field, Rule: RuleRequired, Message: field + " is empty"})
+			out = append(out, Issue{Field: field, Rule: RuleRequired, Message: field + " is empty"})
 			continue
 		case !webURL(u, false):
 			tag = "image_url"
@@ -390,12 +396,12 @@ func additionalImageErrors(list *string) []ProductIssue {
 			continue
 		}
 		rule, msg := tagRule(field, tag, "", u)
-		out = append(out, ProductIssue{Field: field, Rule: rule, Message: msg})
+		out = append(out, Issue{Field: field, Rule: rule, Message: msg})
 	}
 	return out
 }
 
-func salePriceErrors(p Product) []ProductIssue {
+func salePriceErrors(p Product) []Issue {
 	if p.SalePrice == nil {
 		return nil
 	}
@@ -405,19 +411,19 @@ func salePriceErrors(p Product) []ProductIssue {
 	case !ok1 || !ok2:
 		return nil
 	case cur != saleCur:
-		return []ProductIssue{{Field: "sale_price", Rule: RuleSaleCurrency,
+		return []Issue{{Field: "sale_price", Rule: RuleSaleCurrency,
 			Message: fmt.Sprintf("sale_price must be in the currency of price (%s), got %s", cur, saleCur)}}
 	case sale.Cmp(price) >= 0:
-		return []ProductIssue{{Field: "sale_price", Rule: RuleSaleLower,
+		return []Issue{{Field: "sale_price", Rule: RuleSaleLower,
 			Message: fmt.Sprintf("sale_price (%s) must be lower than price (%s)", *p.SalePrice, p.Price)}}
 	}
 	return nil
 }
 
 // productWarnings are the values accepted but doubtful.
-func productWarnings(p Product) []ProductIssue {
-	var out []ProductIssue
-	warn := func(field, rule, msg string) { out = append(out, ProductIssue{Field: field, Rule: rule, Message: msg}) }
+func productWarnings(p Product) []Issue {
+	var out []Issue
+	warn := func(field, rule, msg string) { out = append(out, Issue{Field: field, Rule: rule, Message: msg}) }
 	if allCaps(p.Title) {
 		warn("title", RuleAllCaps, "title is all capitals; use normal casing")
 	}
@@ -465,7 +471,7 @@ func allCaps(s string) bool {
 
 // markDuplicates reports every item whose id another item of the batch
 // also has: all of them are ignored.
-func markDuplicates(out []ProductResult) {
+func markDuplicates(out []Result) {
 	count := map[string]int{}
 	for _, r := range out {
 		if r.Product.ID != "" {
@@ -474,7 +480,7 @@ func markDuplicates(out []ProductResult) {
 	}
 	for i := range out {
 		if n := count[out[i].Product.ID]; n > 1 {
-			out[i].Errors = append([]ProductIssue{{Field: "id", Rule: RuleDuplicateID,
+			out[i].Errors = append([]Issue{{Field: "id", Rule: RuleDuplicateID,
 				Message: fmt.Sprintf("id %q is given %d times in this batch; all of them are ignored", out[i].Product.ID, n)}}, out[i].Errors...)
 		}
 	}
@@ -484,7 +490,7 @@ func markDuplicates(out []ProductResult) {
 // of the batch with the same title (without regard to case) that differ in
 // size, color, gender or age_group are variants of one product, so each
 // of them needs an item_group_id.
-func checkVariants(out []ProductResult) {
+func checkVariants(out []Result) {
 	byTitle := map[string][]int{}
 	for i, r := range out {
 		if r.Product.Title != "" && !hasIssue(r.Errors, "id") {
@@ -498,14 +504,14 @@ func checkVariants(out []ProductResult) {
 		}
 		for _, i := range idx {
 			if out[i].Product.ItemGroupID == nil {
-				out[i].Errors = append(out[i].Errors, ProductIssue{Field: "item_group_id", Rule: RuleVariantsGroup,
+				out[i].Errors = append(out[i].Errors, Issue{Field: "item_group_id", Rule: RuleVariantsGroup,
 					Message: "item_group_id is required: products of this batch with this title differ in size, color, gender or age_group (variants)"})
 			}
 		}
 	}
 }
 
-func differ(out []ProductResult, idx []int) bool {
+func differ(out []Result, idx []int) bool {
 	first := variantKey(out[idx[0]].Product)
 	for _, i := range idx[1:] {
 		if variantKey(out[i].Product) != first {
@@ -570,7 +576,7 @@ func ParsePrice(s string) (*big.Rat, string, bool) {
 
 func priceCurrencyKnown(s string) bool {
 	_, cur, ok := ParsePrice(s)
-	return ok && IsCurrency(cur)
+	return ok && validation.IsCurrency(cur)
 }
 
 // priceInMinorUnits reports whether the amount of a price is a whole
@@ -578,7 +584,7 @@ func priceCurrencyKnown(s string) bool {
 // "1.00 JPY" is). A price of another form passes: its own rules report it.
 func priceInMinorUnits(s string) bool {
 	amount, cur, ok := ParsePrice(s)
-	digits, known := MinorUnits(cur)
+	digits, known := validation.MinorUnits(cur)
 	if !ok || !known {
 		return true
 	}
@@ -724,13 +730,3 @@ func isHex(s string) bool {
 	}
 	return s != ""
 }
-
-// iso4217 lists the ISO 4217 codes of currencies in circulation (the
-// standard's list of 2025, without funds, precious metals, SDR, bond
-// units, test and no-currency codes), each followed by a space.
-const iso4217 = "AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD BTN BWP BYN BZD " +
-	"CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF " +
-	"GTQ GYD HKD HNL HTG HUF IDR ILS INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR " +
-	"LRD LSL LYD MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK " +
-	"PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SOS SRD SSP STN SVC SYP SZL THB TJS TMT " +
-	"TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VED VES VND VUV WST XAF XCD XCG XOF XPF YER ZAR ZMW ZWG "

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	sq "github.com/aviary-dev/aviary/storage/searchquery"
+	sq "github.com/aviary-dev/aviary/domain/searchquery"
 )
 
 // FuzzParse checks that Parse never panics, that every refusal is an
@@ -15,7 +15,7 @@ import (
 // prints (String) as a query that parses to the same tree and prints the
 // same again. Run it with
 //
-//	go test -run='^$' -fuzz=FuzzParse -fuzztime=1000000x ./storage/searchquery
+//	go test -run='^$' -fuzz=FuzzParse -fuzztime=1000000x ./domain/searchquery
 //
 // Crashers it finds are kept in testdata/fuzz/FuzzParse.
 func FuzzParse(f *testing.F) {

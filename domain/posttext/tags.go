@@ -113,7 +113,7 @@ func IsHashtagRune(c rune) bool {
 // whose tag is all of tag. That is: only hashtag runes (IsHashtagRune),
 // at least one letter or mark, and not the keycap emoji's tail (U+FE0F
 // or U+20E3 first). The search query language takes exactly these as #
-// values (storage/searchquery keeps a copy of the rule, which its tests
+// values (domain/searchquery keeps a copy of the rule, which its tests
 // compare with this one for every code point).
 func IsHashtag(tag string) bool {
 	if tag == "" {
