@@ -28,25 +28,40 @@ type AdAccount struct {
 var AdIndustryTypes = []string{"AGENCY", "BUSINESS_TO_BUSINESS", "ONLINE_SERVICES", "EDUCATION", "FINANCIAL",
 	"HEALTH", "GOVERNMENT", "MEDIA", "MOBILE", "RESTAURANT", "RETAIL", "TECHNOLOGY", "TRAVEL", "OTHER"}
 
-// SortType is the SQL type a sortable attribute compares as; the cursor
-// carries its value as text and the store casts it back.
-type SortType string
+// Listing names one ads list of the store (the campaigns of an account,
+// the line items, ...). A feature's list names its listing and the fields
+// it sorts by; the store maps each (listing, field) to its column.
+type Listing string
 
-// Sort types.
+// The ads listings.
 const (
-	SortText      SortType = "text"
-	SortTime      SortType = "timestamptz"
-	SortBigint    SortType = "bigint"
-	SortBoolean   SortType = "boolean"
-	SortTextArray SortType = "text[]"
+	ListingAdAccounts                Listing = "ad_accounts"
+	ListingFundingInstruments        Listing = "funding_instruments"
+	ListingAccountApps               Listing = "account_apps"
+	ListingAccountHistory            Listing = "account_history"
+	ListingCampaigns                 Listing = "campaigns"
+	ListingLineItems                 Listing = "line_items"
+	ListingPromotedTweets            Listing = "promoted_tweets"
+	ListingTargetingCriteria         Listing = "targeting_criteria"
+	ListingCuratedCategories         Listing = "curated_categories"
+	ListingLineItemCuratedCategories Listing = "line_item_curated_categories"
+	ListingAccountMedia              Listing = "account_media"
+	ListingMediaCreatives            Listing = "media_creatives"
+	ListingMediaLibrary              Listing = "media_library"
+	ListingCustomAudiences           Listing = "custom_audiences"
+	ListingAudiencePermissions       Listing = "custom_audience_permissions"
+	ListingTargetedCampaigns         Listing = "targeted_campaigns"
+	ListingDoNotReachLists           Listing = "do_not_reach_lists"
+	ListingProducts                  Listing = "products"
 )
 
-// Sort is an ads list's order: a non-null column of the listed table and
-// its direction. Rows tie-break on the table's id, in the same direction.
+// Sort is an ads list's order: a sortable field of the listing (the
+// attribute name the API offers, e.g. "created_at") and its direction.
+// The store maps the field to a non-null column; rows tie-break on the
+// listing's id, in the same direction.
 type Sort struct {
-	Column string
-	Type   SortType
-	Desc   bool
+	Field string
+	Desc  bool
 }
 
 // Position is where a page ended: the sort value of its last row (as

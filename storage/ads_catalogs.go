@@ -163,11 +163,6 @@ type ProductUpserted struct {
 	Errors  []ProductIssue
 }
 
-// ProductSeqSort is the sort column of product lists (the store reads
-// products as p): first submission, so the first variant of a group comes
-// first.
-const ProductSeqSort = "p.seq"
-
 // ProductFilter narrows a product list of one catalog.
 type ProductFilter struct {
 	CatalogID string

@@ -41,12 +41,6 @@ type LineItem struct {
 	Deleted                     bool
 }
 
-// LineItemNameSort is the sort column of line items by name (the store
-// reads line_items as li): names are optional and keyset pagination needs
-// a non-null value, so an unnamed line item sorts as "". The index
-// line_items_account_name (migration 0005) serves it.
-const LineItemNameSort = "coalesce(li.name, '')"
-
 // LineItemCampaign is what line item rules need of the parent campaign.
 type LineItemCampaign struct {
 	ID                 string

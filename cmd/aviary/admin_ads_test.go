@@ -127,7 +127,7 @@ func TestBootstrapDemoAds(t *testing.T) {
 		t.Fatalf("bootstrap runs differ: %+v then %+v", first, second)
 	}
 	page, err := db.ListFundingInstruments(ctx, first.AdsAccountID, nil, storage.ListOptions{Count: 10,
-		Sort: storage.Sort{Column: "funding_instruments.created_at", Type: storage.SortTime}})
+		Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(page.Items) != 1 || page.Items[0].ID != first.FundingInstrumentID || page.Items[0].EntityStatus != "ACTIVE" {
 		t.Errorf("demo funding instruments %+v, %v", page.Items, err)
 	}

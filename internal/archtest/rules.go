@@ -5,6 +5,9 @@
 // packages and Load produces that list with `go list`. For every import the
 // first rule it breaks, in table order, is reported, so specific rules come
 // before the broad allow-lists that would also catch the import.
+//
+// ScanSQL (sql.go) checks the other half of the tiers' seam: no string
+// literal of the API tier holds a column or a SQL fragment.
 package archtest
 
 import (

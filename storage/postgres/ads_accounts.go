@@ -12,7 +12,7 @@ import (
 
 // ListAdAccounts pages the accounts f.UserID may use on f's side.
 func (db *DB) ListAdAccounts(ctx context.Context, f storage.AdAccountFilter, opts storage.ListOptions) (storage.Page[storage.AdAccount], error) {
-	spec := listSpec{From: "ad_accounts", Columns: adAccountColumns, ID: "id", Deleted: "deleted"}
+	spec := listSpec{Listing: storage.ListingAdAccounts, From: "ad_accounts", Columns: adAccountColumns, ID: "id", Deleted: "deleted"}
 	spec.Filter.add("sandbox = $?", f.Sandbox)
 	spec.Filter.add("EXISTS (SELECT 1 FROM ad_account_users u WHERE u.account_id = ad_accounts.id AND u.user_id = $?)", f.UserID)
 	spec.Filter.in("id", f.IDs)
@@ -172,7 +172,7 @@ func (db *DB) FundingInstrument(ctx context.Context, accountID, id string) (stor
 // ListFundingInstruments pages the account's funding instruments,
 // optionally only those in ids.
 func (db *DB) ListFundingInstruments(ctx context.Context, accountID string, ids []string, opts storage.ListOptions) (storage.Page[storage.FundingInstrument], error) {
-	spec := listSpec{From: "funding_instruments", Columns: fundingColumns, ID: "id", Deleted: "deleted"}
+	spec := listSpec{Listing: storage.ListingFundingInstruments, From: "funding_instruments", Columns: fundingColumns, ID: "id", Deleted: "deleted"}
 	spec.Filter.add("account_id = $?", accountID)
 	spec.Filter.in("id", ids)
 	page, err := listPage(ctx, db.pool, spec, opts, scanFundingInstrument)
@@ -194,7 +194,7 @@ func scanAccountApp(row pgx.Row, tail ...any) (storage.AccountApp, error) {
 
 // ListAccountApps pages the account's mobile apps.
 func (db *DB) ListAccountApps(ctx context.Context, accountID string, opts storage.ListOptions) (storage.Page[storage.AccountApp], error) {
-	spec := listSpec{From: "account_apps", Columns: accountAppColumns, ID: "id", Deleted: "deleted"}
+	spec := listSpec{Listing: storage.ListingAccountApps, From: "account_apps", Columns: accountAppColumns, ID: "id", Deleted: "deleted"}
 	spec.Filter.add("account_id = $?", accountID)
 	page, err := listPage(ctx, db.pool, spec, opts, scanAccountApp)
 	if err != nil {
@@ -238,7 +238,7 @@ func scanHistoryEntry(row pgx.Row, tail ...any) (storage.HistoryEntry, error) {
 // AccountHistory pages the recorded changes of one entity of the account
 // in q's time window, oldest first (ties in entry id order).
 func (db *DB) AccountHistory(ctx context.Context, q storage.HistoryQuery, opts storage.ListOptions) (storage.Page[storage.HistoryEntry], error) {
-	spec := listSpec{From: "account_history", Columns: historyColumns, ID: "id::text"}
+	spec := listSpec{Listing: storage.ListingAccountHistory, From: "account_history", Columns: historyColumns, ID: "id::text"}
 	spec.Filter.add("account_id = $?", q.AccountID)
 	spec.Filter.add("entity_type = $?", q.EntityType)
 	spec.Filter.add("entity_id = $?", q.EntityID)
@@ -247,7 +247,7 @@ func (db *DB) AccountHistory(ctx context.Context, q storage.HistoryQuery, opts s
 	if q.UserID != nil {
 		spec.Filter.add("change_by_user_id = $?", *q.UserID)
 	}
-	opts.Sort = storage.Sort{Column: "account_history.change_time", Type: storage.SortTime, Desc: opts.Sort.Desc}
+	opts.Sort = storage.Sort{Field: "change_time", Desc: opts.Sort.Desc}
 	page, err := listPage(ctx, db.pool, spec, opts, scanHistoryEntry)
 	if err != nil {
 		return page, fmt.Errorf("account history of %s %s: %w", q.EntityType, q.EntityID, err)

@@ -56,7 +56,7 @@ func TestAdAccountsStore(t *testing.T) {
 	if err := db.GrantAdAccount(ctx, a3.ID, alice.ID); err != nil {
 		t.Fatal(err)
 	}
-	byCreated := storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "ad_accounts.created_at", Type: storage.SortTime}}
+	byCreated := storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}}
 	tests := []struct {
 		name string
 		f    storage.AdAccountFilter
@@ -159,7 +159,7 @@ func testAdFunding(t *testing.T, db *postgres.DB, owner int64) {
 		}()
 	}
 	wg.Wait()
-	page, err := db.ListFundingInstruments(ctx, bare.ID, nil, storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "funding_instruments.created_at", Type: storage.SortTime}})
+	page, err := db.ListFundingInstruments(ctx, bare.ID, nil, storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(page.Items) != 1 || slices.ContainsFunc(got, func(id string) bool { return id != page.Items[0].ID }) {
 		t.Errorf("concurrent ensure on a bare account: %v, page %+v, %v", got, page.Items, err)
 	}

@@ -46,7 +46,7 @@ func scanAudience(row pgx.Row, tail ...any) (storage.CustomAudienceView, error) 
 // ListCustomAudiences returns one page of the audiences the account sees
 // (its own and those shared with it) matching f.
 func (db *DB) ListCustomAudiences(ctx context.Context, f storage.CustomAudienceFilter, opts storage.ListOptions) (storage.Page[storage.CustomAudienceView], error) {
-	spec := listSpec{From: audienceFrom, Columns: audienceColumns, ID: "a.id", Deleted: "a.deleted"}
+	spec := listSpec{Listing: storage.ListingCustomAudiences, From: audienceFrom, Columns: audienceColumns, ID: "a.id", Deleted: "a.deleted"}
 	// The account is the first argument: audienceFrom's $1.
 	spec.Filter.add("(a.owner_account_id = $? OR p.id IS NOT NULL)", f.AccountID)
 	spec.Filter.in("a.id", f.AudienceIDs)

@@ -28,7 +28,7 @@ func scanCampaign(row pgx.Row, tail ...any) (storage.Campaign, error) {
 
 // ListCampaigns returns one page of the account's campaigns matching f.
 func (db *DB) ListCampaigns(ctx context.Context, f storage.CampaignFilter, opts storage.ListOptions) (storage.Page[storage.Campaign], error) {
-	spec := listSpec{From: "campaigns c", Columns: campaignColumns, ID: "c.id", Deleted: "c.deleted"}
+	spec := listSpec{Listing: storage.ListingCampaigns, From: "campaigns c", Columns: campaignColumns, ID: "c.id", Deleted: "c.deleted"}
 	spec.Filter.add("c.account_id = $?", f.AccountID)
 	spec.Filter.in("c.id", f.CampaignIDs)
 	spec.Filter.in("c.funding_instrument_id", f.FundingInstrumentIDs)

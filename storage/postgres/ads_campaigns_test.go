@@ -179,7 +179,7 @@ func TestCreateCampaignFundingInstrument(t *testing.T) {
 		}
 	}
 	page, err := db.ListCampaigns(ctx, storage.CampaignFilter{AccountID: acct.ID}, storage.ListOptions{Count: 10,
-		Sort: storage.Sort{Column: "c.created_at", Type: storage.SortTime}})
+		Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("list after refused creates = %d campaigns, %v; want 1", len(page.Items), err)
 	}
@@ -221,7 +221,7 @@ func TestListCampaignsFilters(t *testing.T) {
 	}
 	for _, tt := range tests {
 		tt.f.AccountID = acct.ID
-		page, err := db.ListCampaigns(ctx, tt.f, storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "c.created_at", Type: storage.SortTime}})
+		page, err := db.ListCampaigns(ctx, tt.f, storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}})
 		if err != nil {
 			t.Fatalf("%s: %v", tt.name, err)
 		}

@@ -310,7 +310,7 @@ func scanProduct(row pgx.Row, tail ...any) (storage.Product, error) {
 // ungrouped products and the first submitted variant of each group. A
 // catalog of the other side than f.Sandbox lists nothing.
 func (db *DB) ListProducts(ctx context.Context, f storage.ProductFilter, opts storage.ListOptions) (storage.Page[storage.Product], error) {
-	spec := listSpec{From: "products p", Columns: productColumns, ID: "p.id"}
+	spec := listSpec{Listing: storage.ListingProducts, From: "products p", Columns: productColumns, ID: "p.id"}
 	spec.Filter.add("p.catalog_id = $?", f.CatalogID)
 	spec.Filter.add("EXISTS (SELECT 1 FROM product_catalogs c WHERE c.id = p.catalog_id AND c.sandbox = $?)", f.Sandbox)
 	if f.ItemGroupKey != "" {

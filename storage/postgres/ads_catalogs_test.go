@@ -94,7 +94,7 @@ func TestProductCatalogStore(t *testing.T) {
 	}
 
 	page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID, Sandbox: false}, storage.ListOptions{Count: 10,
-		Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}})
+		Sort: storage.Sort{Field: "submission_order"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +108,7 @@ func TestProductCatalogStore(t *testing.T) {
 	}
 	groupKey := *page.Items[1].ItemGroupKey
 	page, err = db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID, ItemGroupKey: groupKey}, storage.ListOptions{Count: 10,
-		Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}})
+		Sort: storage.Sort{Field: "submission_order"}})
 	if err != nil || len(page.Items) != 3 {
 		t.Fatalf("group list: %v %d items", err, len(page.Items))
 	}
@@ -125,7 +125,7 @@ func TestProductCatalogStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	page, err = db.ListProducts(ctx, storage.ProductFilter{CatalogID: cat.ID, Sandbox: false}, storage.ListOptions{Count: 10,
-		Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}})
+		Sort: storage.Sort{Field: "submission_order"}})
 	if err != nil || len(page.Items) != 0 {
 		t.Fatalf("products after delete: %v %d", err, len(page.Items))
 	}
@@ -162,7 +162,7 @@ func sideCatalogs(t *testing.T, db *postgres.DB, user int64, prod storage.Produc
 	if _, err := db.UpsertProducts(ctx, user, true, box.ID, []storage.ProductUpsert{catalogProduct("boxed", nil, "")}); err != nil {
 		t.Fatal(err)
 	}
-	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint}}
+	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "submission_order"}}
 	if page, err := db.ListProducts(ctx, storage.ProductFilter{CatalogID: box.ID}, opts); err != nil || len(page.Items) != 0 {
 		t.Fatalf("production side lists the sandbox catalog's products: %d, %v", len(page.Items), err)
 	}

@@ -67,10 +67,10 @@ func scanCuratedCategory(row pgx.Row, tail ...any) (storage.CuratedCategory, err
 	return c, err
 }
 
-// CuratedCategories pages (sort columns qualified as c.<column>) the curated categories available in at least
+// CuratedCategories pages the curated categories available in at least
 // one of countryCodes (ISO 3166-1 alpha-2, upper case).
 func (db *DB) CuratedCategories(ctx context.Context, countryCodes []string, opts storage.ListOptions) (storage.Page[storage.CuratedCategory], error) {
-	spec := listSpec{From: "curated_categories c", Columns: curatedCategoryColumns, ID: "c.id"}
+	spec := listSpec{Listing: storage.ListingCuratedCategories, From: "curated_categories c", Columns: curatedCategoryColumns, ID: "c.id"}
 	spec.Filter.add("c.country_codes && $?::text[]", countryCodes)
 	return listPage(ctx, db.pool, spec, opts, scanCuratedCategory)
 }
@@ -92,9 +92,9 @@ func scanLineItemCuratedCategory(row pgx.Row, tail ...any) (storage.LineItemCura
 }
 
 // LineItemCuratedCategories pages the account's line item curated
-// categories (sort columns qualified as l.<column>).
+// categories.
 func (db *DB) LineItemCuratedCategories(ctx context.Context, accountID string, opts storage.ListOptions) (storage.Page[storage.LineItemCuratedCategory], error) {
-	spec := listSpec{From: "line_item_curated_categories l", Columns: lineItemCuratedCategoryColumns, ID: "l.id", Deleted: "l.deleted"}
+	spec := listSpec{Listing: storage.ListingLineItemCuratedCategories, From: "line_item_curated_categories l", Columns: lineItemCuratedCategoryColumns, ID: "l.id", Deleted: "l.deleted"}
 	spec.Filter.add("l.account_id = $?", accountID)
 	return listPage(ctx, db.pool, spec, opts, scanLineItemCuratedCategory)
 }

@@ -41,7 +41,7 @@ func TestAdvertiserBusinessCategoriesSeeded(t *testing.T) {
 func TestCuratedCategoriesByCountry(t *testing.T) {
 	t.Parallel()
 	db, _ := storagetest.NewDB(t)
-	all := storage.ListOptions{Count: 1000, Sort: storage.Sort{Column: "c.created_at", Type: storage.SortTime}}
+	all := storage.ListOptions{Count: 1000, Sort: storage.Sort{Field: "created_at"}}
 	tests := []struct {
 		countries    []string
 		want, absent []string

@@ -23,7 +23,7 @@ func scanAccountMedia(row pgx.Row, tail ...any) (storage.AccountMedia, error) {
 
 // ListAccountMedia returns one page of the account's media.
 func (db *DB) ListAccountMedia(ctx context.Context, f storage.AccountMediaFilter, opts storage.ListOptions) (storage.Page[storage.AccountMedia], error) {
-	spec := listSpec{From: "account_media am", Columns: accountMediaColumns, ID: "am.id", Deleted: "am.deleted"}
+	spec := listSpec{Listing: storage.ListingAccountMedia, From: "account_media am", Columns: accountMediaColumns, ID: "am.id", Deleted: "am.deleted"}
 	spec.Filter.add("am.account_id = $?", f.AccountID)
 	spec.Filter.in("am.id", f.IDs)
 	spec.Filter.in("am.creative_type", f.CreativeTypes)
@@ -74,7 +74,7 @@ func scanMediaCreative(row pgx.Row, tail ...any) (storage.MediaCreative, error) 
 
 // ListMediaCreatives returns one page of the account's media creatives.
 func (db *DB) ListMediaCreatives(ctx context.Context, f storage.MediaCreativeFilter, opts storage.ListOptions) (storage.Page[storage.MediaCreative], error) {
-	spec := listSpec{From: mediaCreativeFrom, Columns: mediaCreativeColumns, ID: "mc.id", Deleted: "mc.deleted"}
+	spec := listSpec{Listing: storage.ListingMediaCreatives, From: mediaCreativeFrom, Columns: mediaCreativeColumns, ID: "mc.id", Deleted: "mc.deleted"}
 	spec.Filter.add("mc.account_id = $?", f.AccountID)
 	spec.Filter.in("mc.id", f.IDs)
 	spec.Filter.in("mc.line_item_id", f.LineItemIDs)
@@ -173,7 +173,7 @@ func scanMediaLibraryEntry(row pgx.Row, tail ...any) (storage.MediaLibraryEntry,
 
 // ListMediaLibrary returns one page of the account's media library.
 func (db *DB) ListMediaLibrary(ctx context.Context, f storage.MediaLibraryFilter, opts storage.ListOptions) (storage.Page[storage.MediaLibraryEntry], error) {
-	spec := listSpec{From: mediaLibraryFrom, Columns: mediaLibraryColumns, ID: "l.media_key", Deleted: "l.deleted"}
+	spec := listSpec{Listing: storage.ListingMediaLibrary, From: mediaLibraryFrom, Columns: mediaLibraryColumns, ID: "l.media_key", Deleted: "l.deleted"}
 	spec.Filter.add("l.account_id = $?", f.AccountID)
 	if f.Kind != "" {
 		spec.Filter.add("m.kind = $?", f.Kind)

@@ -61,7 +61,7 @@ func TestMediaLibraryPrerollLifecycle(t *testing.T) {
 	}
 	prerolls := func(withDeleted bool) []storage.AccountMedia {
 		page, err := db.ListAccountMedia(ctx, storage.AccountMediaFilter{AccountID: acct.ID, CreativeTypes: []string{storage.CreativePreroll}},
-			storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "am.created_at", Type: storage.SortTime}, WithDeleted: withDeleted})
+			storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}, WithDeleted: withDeleted})
 		if err != nil {
 			t.Fatalf("ListAccountMedia: %v", err)
 		}
@@ -129,7 +129,7 @@ func TestMediaLibraryTerms(t *testing.T) {
 	}
 	for _, tc := range tests {
 		page, err := db.ListMediaLibrary(ctx, storage.MediaLibraryFilter{AccountID: acct.ID, Terms: tc.terms},
-			storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "l.created_at", Type: storage.SortTime}})
+			storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}})
 		if err != nil {
 			t.Fatalf("ListMediaLibrary(%v): %v", tc.terms, err)
 		}

@@ -29,7 +29,7 @@ func scanDoNotReachList(row pgx.Row, tail ...any) (storage.DoNotReachList, error
 
 // ListDoNotReachLists returns one page of the account's do-not-reach lists.
 func (db *DB) ListDoNotReachLists(ctx context.Context, accountID string, opts storage.ListOptions) (storage.Page[storage.DoNotReachList], error) {
-	spec := listSpec{From: "do_not_reach_lists l", Columns: doNotReachColumns, ID: "l.id", Deleted: "l.deleted"}
+	spec := listSpec{Listing: storage.ListingDoNotReachLists, From: "do_not_reach_lists l", Columns: doNotReachColumns, ID: "l.id", Deleted: "l.deleted"}
 	spec.Filter.add("l.account_id = $?", accountID)
 	page, err := listPage(ctx, db.pool, spec, opts, scanDoNotReachList)
 	if err != nil {

@@ -39,7 +39,7 @@ func (db *DB) LineItem(ctx context.Context, accountID, id string, withDeleted bo
 // ListLineItems pages the line items of the account matching f.
 func (db *DB) ListLineItems(ctx context.Context, f storage.LineItemFilter, opts storage.ListOptions) (storage.Page[storage.LineItem], error) {
 	accountID := f.AccountID
-	spec := listSpec{From: "line_items li", Columns: lineItemColumns, ID: "li.id", Deleted: "li.deleted"}
+	spec := listSpec{Listing: storage.ListingLineItems, From: "line_items li", Columns: lineItemColumns, ID: "li.id", Deleted: "li.deleted"}
 	spec.Filter.add("li.account_id = $?", accountID)
 	spec.Filter.in("li.campaign_id", f.CampaignIDs)
 	spec.Filter.in("li.id", f.LineItemIDs)

@@ -41,10 +41,12 @@ func (f *filter) where() string {
 	return strings.Join(f.clauses, " AND ")
 }
 
-// listSpec is one ads list query: the table (or join) it reads, the
-// columns its scan function reads, the id column rows tie-break on and the
-// soft-delete column.
+// listSpec is one ads list query: the listing it serves (whose fields
+// sortColumns maps), the table (or join) it reads, the columns its scan
+// function reads, the id column rows tie-break on and the soft-delete
+// column.
 type listSpec struct {
+	Listing storage.Listing
 	From    string
 	Columns string
 	ID      string
@@ -64,11 +66,15 @@ type rowScanner[T any] func(row pgx.Row, tail ...any) (T, error)
 // more than asked to learn whether another page follows, and the count
 // of matching rows when asked for.
 func listPage[T any](ctx context.Context, q querier, spec listSpec, opts storage.ListOptions, scan rowScanner[T]) (storage.Page[T], error) {
+	var page storage.Page[T]
+	col, err := sortColumnOf(spec.Listing, opts.Sort)
+	if err != nil {
+		return page, fmt.Errorf("list %s: %w", spec.From, err)
+	}
 	f := spec.Filter
 	if spec.Deleted != "" && !opts.WithDeleted {
 		f.add("NOT " + spec.Deleted)
 	}
-	var page storage.Page[T]
 	if opts.WithTotal {
 		var n int64
 		if err := q.QueryRow(ctx, `SELECT count(*) FROM `+spec.From+` WHERE `+f.where(), f.args...).Scan(&n); err != nil {
@@ -76,13 +82,13 @@ func listPage[T any](ctx context.Context, q querier, spec listSpec, opts storage
 		}
 		page.Total = &n
 	}
-	sortCol, id := opts.Sort.Column, spec.ID
+	sortCol, id := col.Expr, spec.ID
 	cmp, dir := ">", "ASC"
 	if opts.Sort.Desc {
 		cmp, dir = "<", "DESC"
 	}
 	if opts.After != nil {
-		f.add(fmt.Sprintf("(%s, %s) %s ($?::%s, $?)", sortCol, id, cmp, opts.Sort.Type), opts.After.Value, opts.After.ID)
+		f.add(fmt.Sprintf("(%s, %s) %s ($?::%s, $?)", sortCol, id, cmp, col.Type), opts.After.Value, opts.After.ID)
 	}
 	f.args = append(f.args, opts.Count+1)
 	// The sort value and id are named apart so ORDER BY's names resolve to

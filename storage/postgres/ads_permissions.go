@@ -44,7 +44,7 @@ func (db *DB) ListAudiencePermissions(ctx context.Context, f storage.AudiencePer
 	if err := checkOwnedAudience(ctx, db.pool, f.OwnerAccountID, f.AudienceID); err != nil {
 		return page, fmt.Errorf("list permissions: %w", err)
 	}
-	spec := listSpec{From: "custom_audience_permissions p", Columns: audiencePermissionColumns, ID: "p.id", Deleted: "p.deleted"}
+	spec := listSpec{Listing: storage.ListingAudiencePermissions, From: "custom_audience_permissions p", Columns: audiencePermissionColumns, ID: "p.id", Deleted: "p.deleted"}
 	spec.Filter.add("p.custom_audience_id = $?", f.AudienceID)
 	spec.Filter.in("p.granted_account_id", f.GrantedAccountIDs)
 	spec.Filter.in("p.id", f.PermissionIDs)
@@ -232,7 +232,7 @@ func (db *DB) ListTargetedCampaigns(ctx context.Context, f storage.TargetedFilte
 // targetedCampaignPage pages the campaigns with a line item that targets
 // the audience.
 func targetedCampaignPage(ctx context.Context, tx pgx.Tx, f storage.TargetedFilter, opts storage.ListOptions) (storage.Page[storage.TargetedCampaign], error) {
-	spec := listSpec{From: "campaigns c", Columns: "c.id, c.name", ID: "c.id", Deleted: "c.deleted"}
+	spec := listSpec{Listing: storage.ListingTargetedCampaigns, From: "campaigns c", Columns: "c.id, c.name", ID: "c.id", Deleted: "c.deleted"}
 	spec.Filter.add("c.account_id = $?", f.AccountID)
 	cond, args := targetingCondition(f)
 	spec.Filter.add("EXISTS (SELECT 1 FROM line_items li WHERE li.campaign_id = c.id AND "+cond+")", args...)

@@ -156,7 +156,7 @@ func TestAudiencePermissionList(t *testing.T) {
 	if _, err := db.DeleteAudiencePermission(ctx, owner.ID, audience, grants[2].ID); err != nil {
 		t.Fatalf("revoke: %v", err)
 	}
-	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "p.created_at", Type: storage.SortTime}, WithTotal: true}
+	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}, WithTotal: true}
 	tests := []struct {
 		name string
 		f    storage.AudiencePermissionFilter
@@ -220,11 +220,11 @@ func TestAudienceTargetingAfterRevoke(t *testing.T) {
 		t.Fatalf("after revoke: %v, want ErrAudienceNotFound", err)
 	}
 	kept, err := db.ListTargetingCriteria(ctx, storage.TargetingCriterionFilter{AccountID: peer.ID, LineItemIDs: []string{li, paused}},
-		storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "tc.created_at", Type: storage.SortTime}})
+		storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(kept.Items) != 2 {
 		t.Fatalf("criteria after revoke = %d, %v; want 2", len(kept.Items), err)
 	}
-	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "c.created_at", Type: storage.SortTime}}
+	opts := storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}}
 	f := storage.TargetedFilter{AccountID: owner.ID, AudienceID: audience, OnlyServable: true}
 	if page, err := db.ListTargetedCampaigns(ctx, f, opts); err != nil || len(page.Items) != 0 {
 		t.Fatalf("owner's targeted = %+v, %v; want none", page, err)

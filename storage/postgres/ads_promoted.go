@@ -30,7 +30,7 @@ func scanPromotedTweet(row pgx.Row, tail ...any) (storage.PromotedTweet, error) 
 // matching f. Without opts.WithDeleted, deleted promoted tweets and those
 // of deleted line items are left out.
 func (db *DB) ListPromotedTweets(ctx context.Context, f storage.PromotedTweetFilter, opts storage.ListOptions) (storage.Page[storage.PromotedTweet], error) {
-	spec := listSpec{From: promotedTweetFrom, Columns: promotedTweetColumns, ID: "pt.id", Deleted: "(pt.deleted OR li.deleted)"}
+	spec := listSpec{Listing: storage.ListingPromotedTweets, From: promotedTweetFrom, Columns: promotedTweetColumns, ID: "pt.id", Deleted: "(pt.deleted OR li.deleted)"}
 	spec.Filter.add("pt.account_id = $?", f.AccountID)
 	spec.Filter.in("pt.line_item_id", f.LineItemIDs)
 	spec.Filter.in("pt.id", f.PromotedTweetIDs)

@@ -47,7 +47,7 @@ func TestPromotedTweetsOfDeletedLineItem(t *testing.T) {
 	if _, err := conn.Exec(ctx, `UPDATE line_items SET deleted = true WHERE id = $1`, li); err != nil {
 		t.Fatalf("delete line item: %v", err)
 	}
-	sort := storage.Sort{Column: "pt.created_at", Type: storage.SortTime}
+	sort := storage.Sort{Field: "created_at"}
 	for _, withDeleted := range []bool{false, true} {
 		page, err := db.ListPromotedTweets(ctx, storage.PromotedTweetFilter{AccountID: acct.ID},
 			storage.ListOptions{Count: 10, Sort: sort, WithDeleted: withDeleted, WithTotal: true})
@@ -105,7 +105,7 @@ func TestPromotedTweetWrites(t *testing.T) {
 		}
 	}
 	page, err := db.ListPromotedTweets(ctx, storage.PromotedTweetFilter{AccountID: acct.ID, LineItemIDs: []string{li}},
-		storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "pt.created_at", Type: storage.SortTime}})
+		storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(page.Items) != 1 {
 		t.Fatalf("after refused creates: %d promoted tweets, %v; want 1 (no partial insert)", len(page.Items), err)
 	}
@@ -159,7 +159,7 @@ func TestPromotedTweetsMustBeAccountPosts(t *testing.T) {
 		}
 	}
 	page, err := db.ListPromotedTweets(ctx, storage.PromotedTweetFilter{AccountID: acct.ID},
-		storage.ListOptions{Count: 10, WithDeleted: true, Sort: storage.Sort{Column: "pt.created_at", Type: storage.SortTime}})
+		storage.ListOptions{Count: 10, WithDeleted: true, Sort: storage.Sort{Field: "created_at"}})
 	if err != nil || len(page.Items) != 0 {
 		t.Fatalf("refused promotions stored %d promoted tweets, %v", len(page.Items), err)
 	}

@@ -25,7 +25,7 @@ func scanTargetingCriterion(row pgx.Row, tail ...any) (storage.TargetingCriterio
 // ListTargetingCriteria returns one page of the account's targeting
 // criteria matching f.
 func (db *DB) ListTargetingCriteria(ctx context.Context, f storage.TargetingCriterionFilter, opts storage.ListOptions) (storage.Page[storage.TargetingCriterion], error) {
-	spec := listSpec{From: "targeting_criteria tc", Columns: targetingColumns, ID: "tc.id", Deleted: "tc.deleted"}
+	spec := listSpec{Listing: storage.ListingTargetingCriteria, From: "targeting_criteria tc", Columns: targetingColumns, ID: "tc.id", Deleted: "tc.deleted"}
 	spec.Filter.add("tc.account_id = $?", f.AccountID)
 	spec.Filter.in("tc.line_item_id", f.LineItemIDs)
 	spec.Filter.in("tc.id", f.TargetingCriterionIDs)

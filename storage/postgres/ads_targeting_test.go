@@ -56,7 +56,7 @@ func TestTargetingCriterionWrites(t *testing.T) {
 		t.Fatalf("get deleted: %v, want ErrNotFound", err)
 	}
 	page, err := db.ListTargetingCriteria(ctx, storage.TargetingCriterionFilter{AccountID: acct.ID, LineItemIDs: []string{li}},
-		storage.ListOptions{Count: 10, Sort: storage.Sort{Column: "tc.created_at", Type: storage.SortTime}, WithDeleted: true})
+		storage.ListOptions{Count: 10, Sort: storage.Sort{Field: "created_at"}, WithDeleted: true})
 	if err != nil || len(page.Items) != 2 {
 		t.Fatalf("list with deleted = %d, %v; want 2", len(page.Items), err)
 	}

@@ -247,7 +247,7 @@ func TestAudienceExpiredMembers(t *testing.T) {
 			t.Fatal(err)
 		}
 		list, err := db.ListCustomAudiences(ctx, storage.CustomAudienceFilter{AccountID: aud.OwnerAccountID}, storage.ListOptions{Count: 10,
-			Sort: storage.Sort{Column: "a.created_at", Type: storage.SortTime}})
+			Sort: storage.Sort{Field: "created_at"}})
 		if err != nil || len(list.Items) != 1 || list.Items[0].AudienceSize != v.AudienceSize {
 			t.Fatalf("list = %+v, %v; want the audience of size %d", list.Items, err, v.AudienceSize)
 		}

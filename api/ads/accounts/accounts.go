@@ -20,12 +20,15 @@ const (
 
 // accountList is how GET /12/accounts pages.
 var accountList = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"name":       {Column: "ad_accounts.name", Type: storage.SortText},
-		"created_at": {Column: "ad_accounts.created_at", Type: storage.SortTime},
-		"updated_at": {Column: "ad_accounts.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "ad_accounts.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingAdAccounts,
+	Sortable: adsx.Sortable{"name", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
+}
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec {
+	return []adsx.ListSpec{accountList, appList, fundingList, historyList}
 }
 
 // sandboxFunding is the funding instrument a sandbox account is created with.

@@ -16,27 +16,16 @@ const codeFundingNotFound = "FUNDING_INSTRUMENT_NOT_FOUND"
 
 // appList is how GET account_apps pages.
 var appList = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"app_store_identifier": {Column: "account_apps.app_store_identifier", Type: storage.SortText},
-		"os_type":              {Column: "account_apps.os_type", Type: storage.SortText},
-		"created_at":           {Column: "account_apps.created_at", Type: storage.SortTime},
-		"updated_at":           {Column: "account_apps.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "account_apps.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingAccountApps,
+	Sortable: adsx.Sortable{"app_store_identifier", "os_type", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
 
 // fundingList is how GET funding_instruments pages.
 var fundingList = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"name":          {Column: "funding_instruments.name", Type: storage.SortText},
-		"type":          {Column: "funding_instruments.type", Type: storage.SortText},
-		"currency":      {Column: "funding_instruments.currency", Type: storage.SortText},
-		"entity_status": {Column: "funding_instruments.entity_status", Type: storage.SortText},
-		"start_time":    {Column: "funding_instruments.start_time", Type: storage.SortTime},
-		"created_at":    {Column: "funding_instruments.created_at", Type: storage.SortTime},
-		"updated_at":    {Column: "funding_instruments.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "funding_instruments.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingFundingInstruments,
+	Sortable: adsx.Sortable{"name", "type", "currency", "entity_status", "start_time", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
 
 // features serves GET /12/accounts/:account_id/features: the account's

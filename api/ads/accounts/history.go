@@ -18,7 +18,7 @@ const maxEntityID = 64
 
 // historyList is how GET account_history pages: by change time, oldest
 // first; it takes no sort_by.
-var historyList = adsx.ListSpec{Default: storage.Sort{Column: "account_history.change_time", Type: storage.SortTime}}
+var historyList = adsx.ListSpec{Listing: storage.ListingAccountHistory, Default: storage.Sort{Field: "change_time"}}
 
 // history serves GET /12/accounts/:account_id/account_history.
 func (m *Module) history(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {

@@ -22,11 +22,15 @@ const (
 // ListParams are the names of the shared list parameters.
 var ListParams = []string{"count", "cursor", "sort_by", "with_deleted", "with_total_count"}
 
-// Sortable maps the attributes a list may be sorted by to their columns.
-type Sortable map[string]storage.Sort
+// Sortable are the attributes a list may be sorted by: field names of
+// its listing, never columns (storage/postgres maps each to its column).
+type Sortable []string
 
 // ListSpec is how one list endpoint pages.
 type ListSpec struct {
+	// Listing is the store's list the endpoint reads; its sortable fields
+	// and Default's field must map to columns there.
+	Listing storage.Listing
 	// Sortable are the sort_by attributes; none means sort_by is refused.
 	Sortable Sortable
 	// Default is the order without sort_by.
@@ -80,15 +84,13 @@ func (p *Params) sortBy(sortable Sortable) (storage.Sort, bool) {
 	}
 	i := strings.LastIndex(v, "-")
 	attr, dir := v[:max(i, 0)], v[i+1:]
-	s, known := sortable[attr]
-	if i < 0 || (dir != "asc" && dir != "desc") || !known {
-		names := slices.Sorted(maps.Keys(sortable))
+	if i < 0 || (dir != "asc" && dir != "desc") || !slices.Contains(sortable, attr) {
+		names := slices.Sorted(slices.Values(sortable))
 		p.fail(CodeInvalidParameter, "sort_by", fmt.Sprintf("Expected <attribute>-asc or <attribute>-desc with attribute one of [%s], got %q for sort_by", strings.Join(names, ", "), v), v)
 		return storage.Sort{}, false
 	}
-	s.Desc = dir == "desc"
 	p.echo["sort_by"] = []string{v}
-	return s, true
+	return storage.Sort{Field: attr, Desc: dir == "desc"}, true
 }
 
 // queryFingerprint identifies the query a cursor pages: the route, its

@@ -186,8 +186,8 @@ func TestList(t *testing.T) {
 	}
 	kit := Kit{Cursors: cursors}
 	spec := ListSpec{
-		Sortable: Sortable{"name": {Column: "name", Type: storage.SortText}, "created_at": {Column: "created_at", Type: storage.SortTime}},
-		Default:  storage.Sort{Column: "created_at", Type: storage.SortTime},
+		Sortable: Sortable{"name", "created_at"},
+		Default:  storage.Sort{Field: "created_at"},
 	}
 	all := append([]string{"q"}, ListParams...)
 	first := params(t, "q=ab&sort_by=name-desc", all...)
@@ -199,12 +199,12 @@ func TestList(t *testing.T) {
 		check       func(storage.ListOptions) bool
 	}{
 		{"defaults", "", "", "", func(o storage.ListOptions) bool {
-			return o.Count == 200 && o.Sort.Column == "created_at" && !o.Sort.Desc && o.After == nil && !o.WithDeleted && !o.WithTotal
+			return o.Count == 200 && o.Sort.Field == "created_at" && !o.Sort.Desc && o.After == nil && !o.WithDeleted && !o.WithTotal
 		}},
 		{"count max", "count=1000", "", "", func(o storage.ListOptions) bool { return o.Count == 1000 }},
 		{"count over", "count=1001", CodeInvalidParameter, "count", nil},
 		{"count zero", "count=0", CodeInvalidParameter, "count", nil},
-		{"sort desc", "sort_by=name-desc", "", "", func(o storage.ListOptions) bool { return o.Sort.Column == "name" && o.Sort.Desc }},
+		{"sort desc", "sort_by=name-desc", "", "", func(o storage.ListOptions) bool { return o.Sort.Field == "name" && o.Sort.Desc }},
 		{"sort unknown attribute", "sort_by=budget-asc", CodeInvalidParameter, "sort_by", nil},
 		{"sort no direction", "sort_by=name", CodeInvalidParameter, "sort_by", nil},
 		{"sort bad direction", "sort_by=name-up", CodeInvalidParameter, "sort_by", nil},

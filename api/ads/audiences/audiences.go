@@ -40,14 +40,14 @@ var listParams = append([]string{"custom_audience_ids", "q", "permission_scope"}
 
 // listSpec is how audience lists sort.
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"name":          {Column: "a.name", Type: storage.SortText},
-		"audience_size": {Column: "a.audience_size", Type: storage.SortBigint},
-		"created_at":    {Column: "a.created_at", Type: storage.SortTime},
-		"updated_at":    {Column: "a.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "a.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingCustomAudiences,
+	Sortable: adsx.Sortable{"name", "audience_size", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec} }
 
 // entity is a custom audience in the generic handlers.
 var entity = adsx.Entity{PathValue: "custom_audience_id", NotFoundCode: codeAudienceNotFound}

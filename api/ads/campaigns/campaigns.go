@@ -42,17 +42,14 @@ var (
 
 // listSpec is how campaign lists sort: by the non-null attributes.
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"name":                  {Column: "c.name", Type: storage.SortText},
-		"entity_status":         {Column: "c.entity_status", Type: storage.SortText},
-		"budget_optimization":   {Column: "c.budget_optimization", Type: storage.SortText},
-		"funding_instrument_id": {Column: "c.funding_instrument_id", Type: storage.SortText},
-		"currency":              {Column: "c.currency", Type: storage.SortText},
-		"created_at":            {Column: "c.created_at", Type: storage.SortTime},
-		"updated_at":            {Column: "c.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "c.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingCampaigns,
+	Sortable: adsx.Sortable{"name", "entity_status", "budget_optimization", "funding_instrument_id", "currency", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec} }
 
 func (m *Module) create(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
 	acct, err := m.deps.Kit.Account(r)

@@ -19,10 +19,15 @@ import (
 
 // productListSpec: products list in submission order, 100 a page (1 to 100).
 var productListSpec = adsx.ListSpec{
-	Default:      storage.Sort{Column: storage.ProductSeqSort, Type: storage.SortBigint},
+	Listing:      storage.ListingProducts,
+	Default:      storage.Sort{Field: "submission_order"},
 	DefaultCount: 100,
 	MaxCount:     100,
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{productListSpec} }
 
 func (m *Module) listProducts(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
 	f := storage.ProductFilter{Sandbox: adsx.Sandbox(r.Context())}

@@ -10,9 +10,13 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-// byCreation is the default order of the curated categories (the store
-// lists them as "c").
-var byCreation = storage.Sort{Column: "c.created_at", Type: storage.SortTime}
+// categoryList is how the curated categories page: by creation; they
+// take no sort_by.
+var categoryList = adsx.ListSpec{Listing: storage.ListingCuratedCategories, Default: storage.Sort{Field: "created_at"}}
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{categoryList, linkList} }
 
 // businessCategoryJSON is an advertiser business category as the API
 // renders it.
@@ -62,7 +66,7 @@ func (m *Module) curatedCategories(w http.ResponseWriter, r *http.Request, p *ad
 		return err
 	}
 	codes := countryCodes(p)
-	opts := m.deps.Kit.List(p, adsx.ListSpec{Default: byCreation})
+	opts := m.deps.Kit.List(p, categoryList)
 	if err := p.Err(); err != nil {
 		return err
 	}

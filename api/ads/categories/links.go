@@ -16,17 +16,12 @@ const (
 	linkParam = "line_item_curated_category_id"
 )
 
-// linkSortable are the sort_by attributes of the list (non-null columns,
-// of the table the store lists as "l").
-var linkSortable = adsx.Sortable{
-	"created_at":          {Column: "l.created_at", Type: storage.SortTime},
-	"updated_at":          {Column: "l.updated_at", Type: storage.SortTime},
-	"line_item_id":        {Column: "l.line_item_id", Type: storage.SortText},
-	"curated_category_id": {Column: "l.curated_category_id", Type: storage.SortText},
+// linkList is how the list pages: sort_by takes the non-null attributes.
+var linkList = adsx.ListSpec{
+	Listing:  storage.ListingLineItemCuratedCategories,
+	Sortable: adsx.Sortable{"created_at", "updated_at", "line_item_id", "curated_category_id"},
+	Default:  storage.Sort{Field: "created_at"},
 }
-
-// linkDefault is the list's order without sort_by.
-var linkDefault = linkSortable["created_at"]
 
 // linkJSON is a line item curated category as the API renders it.
 type linkJSON struct {

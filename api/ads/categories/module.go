@@ -51,7 +51,7 @@ var link = adsx.Entity{PathValue: linkParam, NotFoundCode: adsx.CodeNotFound}
 // Routes lists the module's endpoints.
 func (m *Module) Routes() []httpx.Endpoint {
 	k, st := m.deps.Kit, m.deps.Store
-	listLinks := adsx.List(k, adsx.ListSpec{Sortable: linkSortable, Default: linkDefault},
+	listLinks := adsx.List(k, linkList,
 		func(_ *adsx.Params, acct storage.AdAccount) string { return acct.ID }, st.LineItemCuratedCategories, renderLink)
 	return k.Endpoints([]adsx.Route{
 		{Pattern: "GET /12/advertiser_business_categories", Handle: m.businessCategories},

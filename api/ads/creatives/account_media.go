@@ -11,13 +11,14 @@ const codeAccountMediaNotFound = "ACCOUNT_MEDIA_NOT_FOUND"
 
 // accountMediaList is how account media lists page and sort.
 var accountMediaList = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"created_at":    {Column: "am.created_at", Type: storage.SortTime},
-		"updated_at":    {Column: "am.updated_at", Type: storage.SortTime},
-		"creative_type": {Column: "am.creative_type", Type: storage.SortText},
-	},
-	Default: storage.Sort{Column: "am.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingAccountMedia,
+	Sortable: adsx.Sortable{"created_at", "updated_at", "creative_type"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{accountMediaList, mediaCreativeList} }
 
 // accountMediaObject is the API's account media.
 type accountMediaObject struct {

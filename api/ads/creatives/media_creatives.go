@@ -24,12 +24,9 @@ const (
 
 // mediaCreativeList is how media creative lists page and sort.
 var mediaCreativeList = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"created_at":    {Column: "mc.created_at", Type: storage.SortTime},
-		"updated_at":    {Column: "mc.updated_at", Type: storage.SortTime},
-		"entity_status": {Column: "mc.entity_status", Type: storage.SortText},
-	},
-	Default: storage.Sort{Column: "mc.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingMediaCreatives,
+	Sortable: adsx.Sortable{"created_at", "updated_at", "entity_status"},
+	Default:  storage.Sort{Field: "created_at"},
 }
 
 // mediaCreativeObject is the API's media creative.

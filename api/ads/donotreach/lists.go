@@ -14,13 +14,14 @@ const maxDescription = 200
 
 // listSpec is how lists sort: by their non-null attributes.
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"created_at": {Column: "l.created_at", Type: storage.SortTime},
-		"updated_at": {Column: "l.updated_at", Type: storage.SortTime},
-		"list_size":  {Column: "l.list_size", Type: storage.SortBigint},
-	},
-	Default: storage.Sort{Column: "l.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingDoNotReachLists,
+	Sortable: adsx.Sortable{"created_at", "updated_at", "list_size"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec} }
 
 // accountOf is the list filter: the path account.
 func accountOf(_ *adsx.Params, acct storage.AdAccount) string { return acct.ID }

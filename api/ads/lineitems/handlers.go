@@ -22,18 +22,15 @@ const (
 // attributes below (name sorts unnamed line items as "").
 func listSpec() adsx.ListSpec {
 	return adsx.ListSpec{
-		Sortable: adsx.Sortable{
-			"name":          {Column: storage.LineItemNameSort, Type: storage.SortText},
-			"created_at":    {Column: "li.created_at", Type: storage.SortTime},
-			"updated_at":    {Column: "li.updated_at", Type: storage.SortTime},
-			"entity_status": {Column: "li.entity_status", Type: storage.SortText},
-			"objective":     {Column: "li.objective", Type: storage.SortText},
-			"product_type":  {Column: "li.product_type", Type: storage.SortText},
-			"bid_strategy":  {Column: "li.bid_strategy", Type: storage.SortText},
-		},
-		Default: storage.Sort{Column: "li.created_at", Type: storage.SortTime},
+		Listing:  storage.ListingLineItems,
+		Sortable: adsx.Sortable{"name", "created_at", "updated_at", "entity_status", "objective", "product_type", "bid_strategy"},
+		Default:  storage.Sort{Field: "created_at"},
 	}
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec()} }
 
 // parseFilter reads the list's filters.
 func parseFilter(p *adsx.Params, acct storage.AdAccount) storage.LineItemFilter {

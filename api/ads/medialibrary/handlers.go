@@ -37,7 +37,11 @@ var libraryCategories = []string{storage.MediaTweetImage, storage.MediaTweetGIF,
 
 // libraryList pages the media library: 20 by default, at most 50, in the
 // order of addition; no sort_by.
-var libraryList = adsx.ListSpec{Default: storage.Sort{Column: "l.created_at", Type: storage.SortTime}, DefaultCount: 20, MaxCount: 50}
+var libraryList = adsx.ListSpec{Listing: storage.ListingMediaLibrary, Default: storage.Sort{Field: "created_at"}, DefaultCount: 20, MaxCount: 50}
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{libraryList} }
 
 // list serves GET .../media_library.
 func (m *Module) list(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {

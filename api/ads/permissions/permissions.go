@@ -24,14 +24,14 @@ var (
 
 // listSpec sorts grants by their attributes (default: oldest first).
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"granted_account_id": {Column: "p.granted_account_id", Type: storage.SortText},
-		"permission_level":   {Column: "p.permission_level", Type: storage.SortText},
-		"created_at":         {Column: "p.created_at", Type: storage.SortTime},
-		"updated_at":         {Column: "p.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "p.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingAudiencePermissions,
+	Sortable: adsx.Sortable{"granted_account_id", "permission_level", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec, targetedSpec} }
 
 // permissionJSON is the tailored audience permission object of the
 // reference.

@@ -15,7 +15,7 @@ import (
 var targetedParams = []string{"with_active", "count", "cursor"}
 
 // targetedSpec pages targeting campaigns oldest first.
-var targetedSpec = adsx.ListSpec{Default: storage.Sort{Column: "c.created_at", Type: storage.SortTime}}
+var targetedSpec = adsx.ListSpec{Listing: storage.ListingTargetedCampaigns, Default: storage.Sort{Field: "created_at"}}
 
 // targetedJSON is one targeted-audience entry: a campaign and its line
 // items that target the audience.

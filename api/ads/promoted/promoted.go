@@ -28,16 +28,14 @@ var listParams = append([]string{"line_item_ids", "promoted_tweet_ids"}, adsx.Li
 
 // listSpec sorts promoted tweets by their non-null attributes.
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"line_item_id":    {Column: "pt.line_item_id", Type: storage.SortText},
-		"tweet_id":        {Column: "pt.tweet_id", Type: storage.SortBigint},
-		"entity_status":   {Column: "pt.entity_status", Type: storage.SortText},
-		"approval_status": {Column: "pt.approval_status", Type: storage.SortText},
-		"created_at":      {Column: "pt.created_at", Type: storage.SortTime},
-		"updated_at":      {Column: "pt.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "pt.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingPromotedTweets,
+	Sortable: adsx.Sortable{"line_item_id", "tweet_id", "entity_status", "approval_status", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec} }
 
 // promotedTweetJSON is the promoted tweet object of the reference.
 type promotedTweetJSON struct {

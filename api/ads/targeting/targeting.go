@@ -48,16 +48,14 @@ var TargetingTypes = []string{
 
 // listSpec sorts criteria by their non-null attributes.
 var listSpec = adsx.ListSpec{
-	Sortable: adsx.Sortable{
-		"line_item_id":    {Column: "tc.line_item_id", Type: storage.SortText},
-		"targeting_type":  {Column: "tc.targeting_type", Type: storage.SortText},
-		"targeting_value": {Column: "tc.targeting_value", Type: storage.SortText},
-		"operator_type":   {Column: "tc.operator_type", Type: storage.SortText},
-		"created_at":      {Column: "tc.created_at", Type: storage.SortTime},
-		"updated_at":      {Column: "tc.updated_at", Type: storage.SortTime},
-	},
-	Default: storage.Sort{Column: "tc.created_at", Type: storage.SortTime},
+	Listing:  storage.ListingTargetingCriteria,
+	Sortable: adsx.Sortable{"line_item_id", "targeting_type", "targeting_value", "operator_type", "created_at", "updated_at"},
+	Default:  storage.Sort{Field: "created_at"},
 }
+
+// Lists are the module's list specs (checked against the store's columns
+// by TestListSpecsMapToColumns in package api).
+func (*Module) Lists() []adsx.ListSpec { return []adsx.ListSpec{listSpec} }
 
 // criterionJSON is the targeting criterion object of the reference.
 type criterionJSON struct {
