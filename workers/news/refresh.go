@@ -16,6 +16,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/posttext"
 )
@@ -135,7 +136,7 @@ func (r *Refresher) Refresh(ctx context.Context) (Run, error) {
 		}
 	}
 	if len(run.Stories) > 0 {
-		r.logger().InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created)
+		logctx.OrDefault(r.Logger).InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created)
 	}
 	return run, nil
 }
@@ -163,13 +164,6 @@ func (r *Refresher) now() time.Time {
 		return r.Clock()
 	}
 	return time.Now()
-}
-
-func (r *Refresher) logger() *slog.Logger {
-	if r.Logger != nil {
-		return r.Logger
-	}
-	return slog.Default()
 }
 
 // or is v, or def when v is not positive.
