@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -23,9 +21,9 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
-// openapiFile is the platform's OpenAPI description, beside the module in
-// the shared tree (../shared/reference/openapi).
-const openapiFile = "x-api-v2-openapi-2.167.json"
+// openapiFile is the platform's OpenAPI description, kept in the
+// repository (testdata/openapi/README.md: its version, source and refresh).
+const openapiFile = "testdata/openapi/x-api-v2-openapi-2.167.json"
 
 // openapiCase is one request whose response must match the platform's
 // OpenAPI description. Placeholders (in paths and bodies): {job} (a created
@@ -325,16 +323,12 @@ var openapiRouter = func() func(t *testing.T) routers.Router {
 }()
 
 func loadOpenAPI(ctx context.Context) (routers.Router, error) {
-	root, err := moduleRoot()
-	if err != nil {
-		return nil, err
-	}
-	file := filepath.Join(root, "..", "shared", "reference", "openapi", openapiFile)
+	file := openapiFile
 	loader := openapi3.NewLoader()
 	loader.Context = ctx
 	doc, err := loader.LoadFromFile(file)
 	if err != nil {
-		return nil, fmt.Errorf("load %s (the shared tree must sit beside the module): %w", file, err)
+		return nil, fmt.Errorf("load %s: %w", file, err)
 	}
 	// A few patterns of schemas Aviary does not serve yet use look-ahead,
 	// which Go's regexp (RE2) cannot compile; the document is checked
@@ -348,25 +342,6 @@ func loadOpenAPI(ctx context.Context) (routers.Router, error) {
 		return nil, fmt.Errorf("route %s: %w", file, err)
 	}
 	return router, nil
-}
-
-// moduleRoot is the nearest directory above the working directory holding
-// go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
-	}
 }
 
 // validateResponse checks r against the operation method and path route to

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/search"
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/searchquery"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )

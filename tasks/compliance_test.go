@@ -40,11 +40,3 @@ func TestParseComplianceProcessRejects(t *testing.T) {
 		})
 	}
 }
-
-func TestQueuesHaveWeights(t *testing.T) {
-	for _, q := range []string{QueueDefault, QueueCompliance, QueueMedia} {
-		if AllQueues[q] < 1 {
-			t.Errorf("queue %s has weight %d", q, AllQueues[q])
-		}
-	}
-}

@@ -28,14 +28,33 @@ const (
 	QueueInsights = "insights"
 )
 
-// AllQueues lists every queue with its default priority weight.
-var AllQueues = map[string]int{
-	QueueCompliance: 3,
-	QueueDefault:    2,
-	QueueAudiences:  2,
-	QueueMedia:      1,
-	QueueCatalogs:   1,
-	QueueInsights:   1,
+// Queue is a queue's name and its default priority weight.
+type Queue struct {
+	Name   string
+	Weight int
+}
+
+// Queues returns every queue with its default priority weight, ordered by
+// name. The slice is the caller's own: changing it changes no one else's.
+func Queues() []Queue {
+	return []Queue{
+		{QueueAudiences, 2},
+		{QueueCatalogs, 1},
+		{QueueCompliance, 3},
+		{QueueDefault, 2},
+		{QueueInsights, 1},
+		{QueueMedia, 1},
+	}
+}
+
+// IsQueue reports whether name is one of Queues.
+func IsQueue(name string) bool {
+	for _, q := range Queues() {
+		if q.Name == name {
+			return true
+		}
+	}
+	return false
 }
 
 // decode unmarshals a task payload; a malformed payload can never succeed, so

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -53,10 +54,10 @@ func (w Writer) Write(rw http.ResponseWriter, r *http.Request, err error) {
 	switch {
 	case errors.As(err, &apiErr):
 	case errors.Is(err, storage.ErrUnavailable):
-		w.logger().WarnContext(r.Context(), "dependency unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
+		logctx.OrDefault(w.Logger).WarnContext(r.Context(), "dependency unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = Unavailable(unavailableDetail)
 	default:
-		w.logger().ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		logctx.OrDefault(w.Logger).ErrorContext(r.Context(), "request failed", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = Internal()
 	}
 	for k, vs := range apiErr.Header {
@@ -67,13 +68,6 @@ func (w Writer) Write(rw http.ResponseWriter, r *http.Request, err error) {
 		return
 	}
 	writeJSON(rw, "application/problem+json", apiErr.Status, w.problemBody(apiErr))
-}
-
-func (w Writer) logger() *slog.Logger {
-	if w.Logger != nil {
-		return w.Logger
-	}
-	return slog.Default()
 }
 
 // TypeURI returns the Problem type URI of a slug.

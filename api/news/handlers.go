@@ -13,8 +13,8 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/validation"
 )
 

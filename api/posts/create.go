@@ -12,9 +12,9 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
-	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/validation"
 )
 

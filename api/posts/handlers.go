@@ -9,9 +9,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
-	"github.com/aviary-dev/aviary/domain/posttext"
 )
 
 // checkText checks the post's text: required unless the post carries media

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -161,22 +160,21 @@ func (c *config) settings() []setting {
 	}
 }
 
-// queueNames lists tasks.AllQueues' names in order.
+// queueNames lists tasks.Queues' names in order.
 func queueNames() []string {
-	names := make([]string, 0, len(tasks.AllQueues))
-	for q := range tasks.AllQueues {
-		names = append(names, q)
+	var names []string
+	for _, q := range tasks.Queues() {
+		names = append(names, q.Name)
 	}
-	sort.Strings(names)
 	return names
 }
 
+// defaultQueues is every queue with its default weight, "name=weight,...".
 func defaultQueues() string {
 	var parts []string
-	for q, w := range tasks.AllQueues {
-		parts = append(parts, fmt.Sprintf("%s=%d", q, w))
+	for _, q := range tasks.Queues() {
+		parts = append(parts, fmt.Sprintf("%s=%d", q.Name, q.Weight))
 	}
-	sort.Strings(parts)
 	return strings.Join(parts, ",")
 }
 
@@ -290,7 +288,7 @@ func (c *config) blobDriver() string {
 }
 
 // queues parses "name=weight,..." (a weight defaults to 1) into asynq's
-// queue map; any subset of tasks.AllQueues, e.g. "media=1" for a
+// queue map; any subset of tasks.Queues, e.g. "media=1" for a
 // media-only worker.
 func (c *config) queues() (map[string]int, error) {
 	out := map[string]int{}
@@ -304,7 +302,7 @@ func (c *config) queues() (map[string]int, error) {
 			weight = "1"
 		}
 		name = strings.TrimSpace(name)
-		if _, known := tasks.AllQueues[name]; !known {
+		if !tasks.IsQueue(name) {
 			return nil, fmt.Errorf("queue %q: unknown queue (known: %s)", name, strings.Join(queueNames(), ", "))
 		}
 		w, err := strconv.Atoi(strings.TrimSpace(weight))

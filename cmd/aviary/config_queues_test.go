@@ -43,3 +43,12 @@ func TestWorkerQueues(t *testing.T) {
 		})
 	}
 }
+
+// TestDefaultQueues: the default of AVIARY_WORKER_QUEUES (shown in the
+// help) names every queue with its weight, in name order.
+func TestDefaultQueues(t *testing.T) {
+	const want = "audiences=2,catalogs=1,compliance=3,default=2,insights=1,media=1"
+	if got := defaultQueues(); got != want {
+		t.Errorf("defaultQueues() = %q, want %q", got, want)
+	}
+}

@@ -1,5 +1,5 @@
 // Package archtest checks the import rules of the Aviary layout
-// (shared/design/layout.md, "Import rules") on every `make test`.
+// (docs/architecture.md, "Import rules") on every `make test`.
 //
 // The rules are the table Rules below; Check applies it to a list of
 // packages and Load produces that list with `go list`. For every import the

@@ -58,3 +58,12 @@ func (h Handler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 // WithGroup implements slog.Handler.
 func (h Handler) WithGroup(name string) slog.Handler { return Handler{h.Handler.WithGroup(name)} }
+
+// OrDefault returns l, or slog.Default() when l is nil: the logger of a
+// component whose Logger field was left unset.
+func OrDefault(l *slog.Logger) *slog.Logger {
+	if l != nil {
+		return l
+	}
+	return slog.Default()
+}

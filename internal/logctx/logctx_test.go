@@ -53,3 +53,13 @@ func TestWithDoesNotAlias(t *testing.T) {
 		t.Fatalf("attrs alias: left %v right %v", Attrs(left), Attrs(right))
 	}
 }
+
+func TestOrDefault(t *testing.T) {
+	own := slog.New(slog.DiscardHandler)
+	if got := OrDefault(own); got != own {
+		t.Errorf("OrDefault(l) = %p, want l %p", got, own)
+	}
+	if got := OrDefault(nil); got != slog.Default() {
+		t.Errorf("OrDefault(nil) = %p, want slog.Default() %p", got, slog.Default())
+	}
+}

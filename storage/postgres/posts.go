@@ -11,8 +11,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Edit chains, counters and locks (docs/posts.md):

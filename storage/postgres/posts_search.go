@@ -11,9 +11,9 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/domain/searchquery"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // relevancyScore is the engagement score SortRelevancy orders by

@@ -12,10 +12,10 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/domain/searchquery"
+	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/corpus"
 )

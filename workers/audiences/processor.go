@@ -12,6 +12,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -45,18 +46,18 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	res, err := p.Store.ApplyAudienceBatch(ctx, payload.BatchID, CheckContent)
 	switch {
 	case errors.Is(err, storage.ErrNotFound):
-		p.logger().WarnContext(ctx, "audience batch gone", "batch_id", payload.BatchID)
+		logctx.OrDefault(p.Logger).WarnContext(ctx, "audience batch gone", "batch_id", payload.BatchID)
 		return nil
 	case err != nil:
 		return fmt.Errorf("apply audience batch %s: %w", payload.BatchID, err)
 	case res.Skipped:
-		p.logger().InfoContext(ctx, "audience batch already settled", "batch_id", payload.BatchID)
+		logctx.OrDefault(p.Logger).InfoContext(ctx, "audience batch already settled", "batch_id", payload.BatchID)
 	case res.Failed:
-		p.logger().WarnContext(ctx, "audience batch refused by the content checks", "batch_id", payload.BatchID,
+		logctx.OrDefault(p.Logger).WarnContext(ctx, "audience batch refused by the content checks", "batch_id", payload.BatchID,
 			"custom_audience_id", res.Audience, "reason", res.Failure)
 		return fmt.Errorf("audience batch %s: %s: %w", payload.BatchID, res.Failure, tasks.ErrClientInput)
 	default:
-		p.logger().InfoContext(ctx, "audience batch applied", "batch_id", payload.BatchID, "custom_audience_id", res.Audience,
+		logctx.OrDefault(p.Logger).InfoContext(ctx, "audience batch applied", "batch_id", payload.BatchID, "custom_audience_id", res.Audience,
 			"added", res.Added, "removed", res.Removed, "merged", res.Merged, "audience_size", res.SizeNow, "took", time.Since(start))
 	}
 	return nil
@@ -74,13 +75,6 @@ func (p *Processor) FinalFailure(ctx context.Context, t *asynq.Task, attempts in
 	}
 	reason := fmt.Sprintf("not applied after %d attempts: %v", attempts, err)
 	if ferr := p.Store.FailAudienceBatch(ctx, payload.BatchID, reason); ferr != nil {
-		p.logger().ErrorContext(ctx, "mark audience batch failed after its last attempt", "batch_id", payload.BatchID, "err", ferr)
+		logctx.OrDefault(p.Logger).ErrorContext(ctx, "mark audience batch failed after its last attempt", "batch_id", payload.BatchID, "err", ferr)
 	}
-}
-
-func (p *Processor) logger() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
@@ -58,7 +59,7 @@ func (s *Sweep) Enqueued(ctx context.Context, b storage.AudienceBatch, now time.
 // Abandoned implements sweep.Source: the batch fails as when its retries
 // ran out.
 func (s *Sweep) Abandoned(ctx context.Context, b storage.AudienceBatch, info *asynq.TaskInfo, _ time.Time) error {
-	s.logger().ErrorContext(ctx, "audience batch task archived; failing batch", "batch_id", b.ID, "last_err", info.LastErr)
+	logctx.OrDefault(s.Logger).ErrorContext(ctx, "audience batch task archived; failing batch", "batch_id", b.ID, "last_err", info.LastErr)
 	return s.Store.FailAudienceBatch(ctx, b.ID, "task archived: "+info.LastErr)
 }
 
@@ -69,11 +70,4 @@ func (s *Sweep) Swept(ctx context.Context, items []storage.AudienceBatch, now ti
 		ids[i] = b.ID
 	}
 	return s.Store.MarkAudienceBatchesSwept(ctx, ids, now)
-}
-
-func (s *Sweep) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
 }

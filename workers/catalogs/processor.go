@@ -11,6 +11,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -39,20 +40,13 @@ type productImage struct {
 	url   string
 }
 
-func (p *Processor) logger() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
-}
-
 // ProcessTask implements asynq.Handler.
 func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	payload, err := tasks.ParseCatalogImages(t)
 	if err != nil {
 		return err
 	}
-	log := p.logger().With("catalog_id", payload.CatalogID, "product_id", payload.ProductID, "version", payload.Version)
+	log := logctx.OrDefault(p.Logger).With("catalog_id", payload.CatalogID, "product_id", payload.ProductID, "version", payload.Version)
 	prod, err := p.Store.ProductForImageCheck(ctx, payload.CatalogID, payload.ProductID)
 	if errors.Is(err, storage.ErrNotFound) {
 		log.InfoContext(ctx, "image check discarded: the product is gone")

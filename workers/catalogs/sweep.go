@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
@@ -73,7 +74,7 @@ func (s *Sweep) Enqueued(context.Context, storage.Product, time.Time) error { re
 // Abandoned implements sweep.Source: the archived task is deleted so the
 // next tick enqueues the check again.
 func (s *Sweep) Abandoned(ctx context.Context, p storage.Product, info *asynq.TaskInfo, _ time.Time) error {
-	s.logger().WarnContext(ctx, "image check archived after its retries; enqueueing it again",
+	logctx.OrDefault(s.Logger).WarnContext(ctx, "image check archived after its retries; enqueueing it again",
 		"product_key", p.Key, "version", p.Version, "attempts", info.Retried+1, "last_err", info.LastErr)
 	if s.Tasks == nil {
 		return nil
@@ -97,11 +98,4 @@ func (s *Sweep) Swept(ctx context.Context, items []storage.Product, now time.Tim
 		return fmt.Errorf("mark %d products swept: %w", len(keys), err)
 	}
 	return nil
-}
-
-func (s *Sweep) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
 }

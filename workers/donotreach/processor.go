@@ -14,6 +14,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -44,20 +45,13 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	res, err := p.Store.ApplyDoNotReachBatch(ctx, payload.BatchID)
 	if errors.Is(err, storage.ErrNotFound) {
 		// The list (and its batches) went with its account.
-		p.logger().WarnContext(ctx, "do-not-reach batch no longer exists", "batch_id", payload.BatchID)
+		logctx.OrDefault(p.Logger).WarnContext(ctx, "do-not-reach batch no longer exists", "batch_id", payload.BatchID)
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("apply do-not-reach batch %s: %w", payload.BatchID, err)
 	}
-	p.logger().InfoContext(ctx, "do-not-reach batch applied", "batch_id", payload.BatchID, "batches", res.Batches,
+	logctx.OrDefault(p.Logger).InfoContext(ctx, "do-not-reach batch applied", "batch_id", payload.BatchID, "batches", res.Batches,
 		"added", res.Added, "removed", res.Removed, "elapsed", time.Since(start))
 	return nil
-}
-
-func (p *Processor) logger() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
 }

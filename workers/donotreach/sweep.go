@@ -7,6 +7,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
@@ -56,7 +57,7 @@ func (s *Batches) Enqueued(ctx context.Context, b storage.DoNotReachBatch, now t
 // recorded failed and no longer swept; its list stays PROCESSING until a
 // later batch of the list applies it (batches apply in order).
 func (s *Batches) Abandoned(ctx context.Context, b storage.DoNotReachBatch, info *asynq.TaskInfo, now time.Time) error {
-	s.logger().ErrorContext(ctx, "do-not-reach batch task archived", "batch_id", b.ID, "list_id", b.ListID,
+	logctx.OrDefault(s.Logger).ErrorContext(ctx, "do-not-reach batch task archived", "batch_id", b.ID, "list_id", b.ListID,
 		"attempts", info.Retried+1, "last_err", info.LastErr)
 	return s.Store.FailDoNotReachBatch(ctx, b.ID, now)
 }
@@ -68,11 +69,4 @@ func (s *Batches) Swept(ctx context.Context, items []storage.DoNotReachBatch, no
 		ids[i] = b.ID
 	}
 	return s.Store.MarkDoNotReachBatchesSwept(ctx, ids, now)
-}
-
-func (s *Batches) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -47,7 +48,7 @@ func (a *Applier) Drain(ctx context.Context) (int, error) {
 	var lag time.Duration
 	defer func() {
 		if total > 0 {
-			a.logger().InfoContext(ctx, "insights applied", "changes", total, "batches", batches,
+			logctx.OrDefault(a.Logger).InfoContext(ctx, "insights applied", "changes", total, "batches", batches,
 				"lag", lag.Round(time.Millisecond), "took", a.now().Sub(start).Round(time.Millisecond))
 		}
 	}()
@@ -87,11 +88,4 @@ func (a *Applier) batchSize() int {
 		return a.BatchSize
 	}
 	return 2000
-}
-
-func (a *Applier) logger() *slog.Logger {
-	if a.Logger != nil {
-		return a.Logger
-	}
-	return slog.Default()
 }

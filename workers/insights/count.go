@@ -9,8 +9,8 @@ import (
 	"hash/fnv"
 	"time"
 
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Defaults of a Counter.

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 )
@@ -168,7 +169,7 @@ func (p *Processor) uploadPart(ctx context.Context, mp blob.Multiparter, key, id
 // abort discards an unfinished multipart upload, even when ctx is done.
 func (p *Processor) abort(ctx context.Context, mp blob.Multiparter, key, id string) {
 	if err := mp.AbortMultipart(context.WithoutCancel(ctx), key, id); err != nil {
-		p.logger().WarnContext(ctx, "abort multipart upload of media original", "key", key, "err", err)
+		logctx.OrDefault(p.Logger).WarnContext(ctx, "abort multipart upload of media original", "key", key, "err", err)
 	}
 }
 

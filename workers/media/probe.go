@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/aviary-dev/aviary/internal/logctx"
 )
 
 // probeResult is the part of ffprobe's JSON (-show_format -show_streams)
@@ -95,7 +97,7 @@ func (p *Processor) probe(ctx context.Context, path, mediaType string) (probeRes
 	case ctx.Err() != nil:
 		return probeResult{}, fmt.Errorf("ffprobe: %w", context.Cause(ctx))
 	case err != nil && refusedInput(err, stderr.String()):
-		p.logger().InfoContext(ctx, "ffprobe rejected the upload", "stderr", stderr.String())
+		logctx.OrDefault(p.Logger).InfoContext(ctx, "ffprobe rejected the upload", "stderr", stderr.String())
 		return probeResult{}, invalid("The file could not be read as %s.", mediaType)
 	case err != nil:
 		return probeResult{}, fmt.Errorf("run ffprobe: %w: %s", err, stderr.String())

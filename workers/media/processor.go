@@ -13,6 +13,7 @@ import (
 	"github.com/hibiken/asynq"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/tasks"
@@ -98,13 +99,6 @@ func (p *Processor) now() time.Time {
 	return time.Now().UTC()
 }
 
-func (p *Processor) logger() *slog.Logger {
-	if p.Logger != nil {
-		return p.Logger
-	}
-	return slog.Default()
-}
-
 // ProcessTask implements asynq.Handler.
 func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	payload, err := tasks.ParseMediaProcess(t)
@@ -121,12 +115,12 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 	case errors.Is(err, storage.ErrNotFound):
 		return fmt.Errorf("media %d does not exist: %w", payload.MediaID, asynq.SkipRetry)
 	case errors.Is(err, storage.ErrConflict):
-		p.logger().InfoContext(ctx, "media not processed: nothing to do in its state", "media_id", m.ID, "state", m.State)
+		logctx.OrDefault(p.Logger).InfoContext(ctx, "media not processed: nothing to do in its state", "media_id", m.ID, "state", m.State)
 		return nil
 	case err != nil:
 		return fmt.Errorf("start processing media %d: %w", payload.MediaID, err)
 	}
-	log := p.logger().With("media_id", m.ID, "kind", m.Kind, "media_type", m.MediaType, "attempt", m.Attempts)
+	log := logctx.OrDefault(p.Logger).With("media_id", m.ID, "kind", m.Kind, "media_type", m.MediaType, "attempt", m.Attempts)
 	begin := time.Now()
 	res, err := p.run(ctx, m)
 	var ce *clientError
@@ -230,10 +224,10 @@ func (p *Processor) FinalFailure(ctx context.Context, t *asynq.Task, attempts in
 	msg := failedAfterRetries(payload.MediaID, attempts)
 	failed, ferr := p.fail(ctx, payload.MediaID, storage.MediaErrorInternal, ErrorNameInternal, msg)
 	if ferr != nil {
-		p.logger().ErrorContext(ctx, "mark media failed after its last attempt", "media_id", payload.MediaID, "err", ferr)
+		logctx.OrDefault(p.Logger).ErrorContext(ctx, "mark media failed after its last attempt", "media_id", payload.MediaID, "err", ferr)
 		return
 	}
 	if failed {
-		p.logger().ErrorContext(ctx, "media failed: processing gave up", "media_id", payload.MediaID, "attempts", attempts, "err", err)
+		logctx.OrDefault(p.Logger).ErrorContext(ctx, "media failed: processing gave up", "media_id", payload.MediaID, "attempts", attempts, "err", err)
 	}
 }

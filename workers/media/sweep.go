@@ -9,6 +9,7 @@ import (
 
 	"github.com/hibiken/asynq"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/tasks"
@@ -75,7 +76,7 @@ func (s *Sweep) deleteExpired(ctx context.Context, m storage.Media, now time.Tim
 	if err != nil {
 		return err
 	}
-	s.logger().InfoContext(ctx, "expired upload removed", "media_id", m.ID, "segments", deleted)
+	logctx.OrDefault(s.Logger).InfoContext(ctx, "expired upload removed", "media_id", m.ID, "segments", deleted)
 	return nil
 }
 
@@ -89,13 +90,6 @@ func (s *Sweep) deleteObjects(ctx context.Context, id int64, keys []string) erro
 	return nil
 }
 
-func (s *Sweep) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
-}
-
 // Enqueued implements sweep.Source.
 func (s *Sweep) Enqueued(ctx context.Context, m storage.Media, now time.Time) error {
 	return s.Store.MarkMediaSwept(ctx, []int64{m.ID}, now)
@@ -104,7 +98,7 @@ func (s *Sweep) Enqueued(ctx context.Context, m storage.Media, now time.Time) er
 // Abandoned implements sweep.Source: the media fails like one whose
 // retries ran out (code 3).
 func (s *Sweep) Abandoned(ctx context.Context, m storage.Media, info *asynq.TaskInfo, now time.Time) error {
-	s.logger().ErrorContext(ctx, "media task archived; failing media", "media_id", m.ID, "attempts", info.Retried+1, "last_err", info.LastErr)
+	logctx.OrDefault(s.Logger).ErrorContext(ctx, "media task archived; failing media", "media_id", m.ID, "attempts", info.Retried+1, "last_err", info.LastErr)
 	err := s.Store.FailMedia(ctx, m.ID, storage.MediaErrorInternal, ErrorNameInternal, failedAfterRetries(m.ID, info.Retried+1), now)
 	if err != nil && !errors.Is(err, storage.ErrConflict) {
 		return err

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -187,7 +188,7 @@ func (p *Processor) transcode(ctx context.Context, j *job, info videoInfo, out s
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	tracker := &progress{store: p.Store, log: p.logger(), id: j.media.ID, every: p.progressEvery()}
+	tracker := &progress{store: p.Store, log: logctx.OrDefault(p.Logger), id: j.media.ID, every: p.progressEvery()}
 	tracker.follow(ctx, stdout, info.duration)
 	return p.transcodeResult(ctx, cmd.Wait(), stderr, j.media.MediaType)
 }
@@ -205,7 +206,7 @@ func (p *Processor) transcodeResult(ctx context.Context, err error, stderr *tail
 		return fmt.Errorf("ffmpeg stopped: %w", context.Cause(ctx))
 	}
 	if refusedInput(err, stderr.String()) {
-		p.logger().InfoContext(ctx, "ffmpeg rejected the upload", "stderr", stderr.String())
+		logctx.OrDefault(p.Logger).InfoContext(ctx, "ffmpeg rejected the upload", "stderr", stderr.String())
 		return invalid("The file could not be decoded as %s.", mediaType)
 	}
 	return fmt.Errorf("ffmpeg: %w: %s", err, stderr.String())

@@ -11,9 +11,9 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
-	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"

@@ -16,8 +16,9 @@ import (
 
 	"github.com/hibiken/asynq"
 
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/internal/logctx"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Store is the record access of the refresher (storage/postgres.DB).
@@ -153,7 +154,7 @@ func (r *Refresher) Refresh(ctx context.Context) (Run, error) {
 		return run, err
 	}
 	if len(run.Stories)+len(run.Rebuilt)+run.Withdrawn > 0 {
-		r.logger().InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created,
+		logctx.OrDefault(r.Logger).InfoContext(ctx, "news refreshed", "spiking", run.Spiking, "stories", len(run.Stories), "created", run.Created,
 			"rebuilt", len(run.Rebuilt), "withdrawn", run.Withdrawn)
 	}
 	return run, nil
@@ -182,13 +183,6 @@ func (r *Refresher) now() time.Time {
 		return r.Clock()
 	}
 	return time.Now()
-}
-
-func (r *Refresher) logger() *slog.Logger {
-	if r.Logger != nil {
-		return r.Logger
-	}
-	return slog.Default()
 }
 
 // or is v, or def when v is not positive.

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/internal/logctx"
 )
 
 // Cleanup is a Source that enqueues nothing: scheduled housekeeping. Each
@@ -39,7 +41,7 @@ func (c *Cleanup) Check(ctx context.Context, id string, now time.Time) (*Work, e
 		return nil, err
 	}
 	if n > 0 {
-		c.logger().InfoContext(ctx, "cleaned up", "source", c.Label, "id", id, "count", n)
+		logctx.OrDefault(c.Logger).InfoContext(ctx, "cleaned up", "source", c.Label, "id", id, "count", n)
 	}
 	return nil, nil
 }
@@ -52,10 +54,3 @@ func (c *Cleanup) Abandoned(context.Context, string, *asynq.TaskInfo, time.Time)
 
 // Swept implements Source: cleaning took the records out of Due.
 func (c *Cleanup) Swept(context.Context, []string, time.Time) error { return nil }
-
-func (c *Cleanup) logger() *slog.Logger {
-	if c.Logger != nil {
-		return c.Logger
-	}
-	return slog.Default()
-}

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/internal/logctx"
 )
 
 // Lease timing of task runs (docs/outages.md): a run renews its lease
@@ -103,7 +105,7 @@ func (h *Hold) Do(ctx context.Context, id string, run func(ctx context.Context) 
 		return fmt.Errorf("claim the lease of task %s: %w", id, err)
 	}
 	if !claimed {
-		h.logger().InfoContext(ctx, "task held by another live run; not running it twice", "task_id", id)
+		logctx.OrDefault(h.Logger).InfoContext(ctx, "task held by another live run; not running it twice", "task_id", id)
 		return nil
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
@@ -119,7 +121,7 @@ func (h *Hold) Do(ctx context.Context, id string, run func(ctx context.Context) 
 	release, stop := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer stop()
 	if rerr := h.Leases.ReleaseTaskLease(release, id, holder); rerr != nil {
-		h.logger().WarnContext(ctx, "task lease not released; it lapses", "task_id", id, "err", rerr)
+		logctx.OrDefault(h.Logger).WarnContext(ctx, "task lease not released; it lapses", "task_id", id, "err", rerr)
 	}
 	if errors.Is(cause, ErrLeaseLost) && err != nil {
 		return fmt.Errorf("%w: %w", ErrLeaseLost, err)
@@ -144,15 +146,15 @@ func (h *Hold) heartbeat(ctx context.Context, id, holder string, ttl, beat time.
 		case err == nil && ok:
 			renewed = time.Now()
 		case err == nil:
-			h.logger().ErrorContext(ctx, "task lease taken by another run; stopping this one", "task_id", id)
+			logctx.OrDefault(h.Logger).ErrorContext(ctx, "task lease taken by another run; stopping this one", "task_id", id)
 			cancel(ErrLeaseLost)
 			return
 		case time.Since(renewed) >= ttl:
-			h.logger().ErrorContext(ctx, "task lease not renewed in time; stopping the run", "task_id", id, "err", err)
+			logctx.OrDefault(h.Logger).ErrorContext(ctx, "task lease not renewed in time; stopping the run", "task_id", id, "err", err)
 			cancel(ErrLeaseLost)
 			return
 		default:
-			h.logger().WarnContext(ctx, "task lease renewal failed; retrying", "task_id", id, "err", err)
+			logctx.OrDefault(h.Logger).WarnContext(ctx, "task lease renewal failed; retrying", "task_id", id, "err", err)
 		}
 	}
 }
@@ -166,13 +168,6 @@ func (h *Hold) timing() (ttl, beat time.Duration) {
 		beat = TaskHeartbeat
 	}
 	return ttl, beat
-}
-
-func (h *Hold) logger() *slog.Logger {
-	if h.Logger != nil {
-		return h.Logger
-	}
-	return slog.Default()
 }
 
 // newHolder names one run.

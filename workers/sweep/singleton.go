@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/internal/logctx"
 )
 
 // TaskRemover deletes a queued task (*asynq.Inspector).
@@ -57,7 +59,7 @@ func (s *Singleton) Enqueued(context.Context, string, time.Time) error { return 
 // Abandoned implements Source: the archived task is removed, so the next
 // tick enqueues a fresh one.
 func (s *Singleton) Abandoned(ctx context.Context, _ string, info *asynq.TaskInfo, _ time.Time) error {
-	s.logger().WarnContext(ctx, "task archived; enqueueing a new one", "source", s.Label, "task_id", info.ID, "last_err", info.LastErr)
+	logctx.OrDefault(s.Logger).WarnContext(ctx, "task archived; enqueueing a new one", "source", s.Label, "task_id", info.ID, "last_err", info.LastErr)
 	if s.Tasks == nil {
 		return nil
 	}
@@ -66,10 +68,3 @@ func (s *Singleton) Abandoned(ctx context.Context, _ string, info *asynq.TaskInf
 
 // Swept implements Source.
 func (s *Singleton) Swept(context.Context, []string, time.Time) error { return nil }
-
-func (s *Singleton) logger() *slog.Logger {
-	if s.Logger != nil {
-		return s.Logger
-	}
-	return slog.Default()
-}

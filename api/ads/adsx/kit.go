@@ -20,6 +20,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -64,13 +65,12 @@ func (k Kit) Enqueue(ctx context.Context, task *asynq.Task) {
 	defer cancel()
 	_, err := k.Queue.EnqueueContext(ctx, task)
 	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
-		log := k.Logger
-		if log == nil {
-			log = slog.Default()
-		}
-		log.WarnContext(ctx, "enqueue recorded work; a sweeper will enqueue it", "task", task.Type(), "err", err)
+		k.Log().WarnContext(ctx, "enqueue recorded work; a sweeper will enqueue it", "task", task.Type(), "err", err)
 	}
 }
+
+// Log is the kit's Logger, or slog.Default() when it is unset.
+func (k Kit) Log() *slog.Logger { return logctx.OrDefault(k.Logger) }
 
 type sandboxKey struct{}
 

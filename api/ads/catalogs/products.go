@@ -149,7 +149,7 @@ func (m *Module) enqueueChecks(ctx context.Context, catalogID string, stored []s
 		}
 		task, err := tasks.NewCatalogImages(o.Key, tasks.CatalogImages{CatalogID: catalogID, ProductID: o.ID, Version: o.Version})
 		if err != nil {
-			m.logger().ErrorContext(ctx, "build catalog images task", "product_key", o.Key, "err", err)
+			m.deps.Kit.Log().ErrorContext(ctx, "build catalog images task", "product_key", o.Key, "err", err)
 			continue
 		}
 		slots <- struct{}{}

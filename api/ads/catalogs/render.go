@@ -1,8 +1,6 @@
 package catalogs
 
 import (
-	"log/slog"
-
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/storage"
 )
@@ -80,12 +78,4 @@ func issues(in []storage.ProductIssue) []storage.ProductIssue {
 		return []storage.ProductIssue{}
 	}
 	return in
-}
-
-// logger is the kit's logger, or the default one.
-func (m *Module) logger() *slog.Logger {
-	if m.deps.Kit.Logger != nil {
-		return m.deps.Kit.Logger
-	}
-	return slog.Default()
 }

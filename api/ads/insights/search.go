@@ -3,7 +3,6 @@ package insights
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,8 +10,8 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Limits of the reference.
@@ -193,17 +192,10 @@ func (m *Module) record(r *http.Request, q query, volumes []int64, related int, 
 	}
 	acct, err := m.deps.Store.LowestAdAccountFor(ctx, l.UserID, adsx.Sandbox(r.Context()))
 	if err != nil {
-		m.logger().WarnContext(ctx, "keyword insights: find the caller's ad account", "user_id", l.UserID, "err", err)
+		m.deps.Kit.Log().WarnContext(ctx, "keyword insights: find the caller's ad account", "user_id", l.UserID, "err", err)
 	}
 	l.AccountID = acct
 	if err := m.deps.Store.RecordInsightQuery(ctx, l); err != nil {
-		m.logger().WarnContext(ctx, "keyword insights: record the query", "user_id", l.UserID, "err", err)
+		m.deps.Kit.Log().WarnContext(ctx, "keyword insights: record the query", "user_id", l.UserID, "err", err)
 	}
-}
-
-func (m *Module) logger() *slog.Logger {
-	if m.deps.Kit.Logger != nil {
-		return m.deps.Kit.Logger
-	}
-	return slog.Default()
 }
