@@ -2,10 +2,7 @@ package api_test
 
 import (
 	"context"
-	"github.com/aviary-dev/aviary/internal/jsonlog"
-	"github.com/aviary-dev/aviary/internal/logctx"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,49 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/aviary-dev/aviary/api"
-	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/auth"
-	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
-
-// cachedReplica is one API replica on db and rc whose authentication goes
-// through an auth.Cache listening on channel. The cache's TTL is an hour:
-// within a test only a pub/sub announcement can drop an entry.
-func cachedReplica(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, channel string) (*httptest.Server, *api.Server) {
-	t.Helper()
-	cache := auth.NewCache(time.Hour, nil)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := cache.Start(ctx, rc, channel)
-	t.Cleanup(func() { cancel(); <-done })
-	deadline := time.Now().Add(5 * time.Second)
-	for !cache.Live() {
-		if time.Now().After(deadline) {
-			t.Fatal("auth cache did not subscribe within 5s")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	w := apierr.Writer{}
-	authn, err := auth.New(auth.CachedStore(db, cache), auth.NewRedisNonceStore(rc, prefix+"nonce:"), "", time.Now, w)
-	if err != nil {
-		t.Fatalf("auth: %v", err)
-	}
-	// The handler cmd/aviary logs through (request lines included).
-	log := slog.New(logctx.Handler{Handler: jsonlog.New(io.Discard, nil)})
-	handler := api.New(api.Deps{
-		Modules: testModules(t, db, w, log),
-		Auth:    authn, Errors: w, Logger: log, RateLimitScale: 1e6,
-		Limiter: ratelimit.NewLimiter(rc, prefix, time.Now, w),
-	})
-	srv := httptest.NewServer(handler)
-	t.Cleanup(srv.Close)
-	return srv, handler
-}
 
 // TestRevocationReachesEveryReplica: two replicas share PostgreSQL and
 // Redis, each with a warm credential cache; a revoked bearer token, a
@@ -68,14 +27,14 @@ func TestRevocationReachesEveryReplica(t *testing.T) {
 	db, _ := storagetest.NewDB(t)
 	rc, prefix := storagetest.RedisPrefix(t)
 	channel := prefix + "auth-invalidate"
-	first, _ := cachedReplica(t, db, rc, prefix, channel)
-	second, _ := cachedReplica(t, db, rc, prefix, channel)
+	first, _ := apitest.CachedReplica(t, db, rc, prefix, channel)
+	second, _ := apitest.CachedReplica(t, db, rc, prefix, channel)
 	replicas := []*httptest.Server{first, second}
 	pub := auth.NewPublisher(rc, channel)
 
-	app, bearer := newApp(t, db, "replicated")
-	suspended, _ := newUser(t, db, app, "to_suspend")
-	revokedUser, revokedToken := newUser(t, db, app, "to_revoke")
+	app, bearer := apitest.NewApp(t, db, "replicated")
+	suspended, _ := apitest.NewUser(t, db, app, "to_suspend")
+	revokedUser, revokedToken := apitest.NewUser(t, db, app, "to_revoke")
 	_ = revokedUser
 	tokenOf := func(u storage.User) storage.AccessToken {
 		tok, err := db.EnsureAccessToken(ctx, app.ID, u.ID, storage.AccessReadWrite)

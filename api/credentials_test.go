@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"github.com/aviary-dev/aviary/api/apitest"
 	"strconv"
 	"testing"
 	"time"
@@ -11,7 +12,7 @@ import (
 // Problem, never a 500 from the database's encoding error.
 func TestMalformedCredentials(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 100)
+	b := apitest.Setup(t, 100)
 	oauth := func(consumerKey, token string) string {
 		return `OAuth oauth_consumer_key="` + consumerKey + `", oauth_token="` + token + `", oauth_nonce="n` +
 			strconv.FormatInt(time.Now().UnixNano(), 10) + `", oauth_timestamp="` + strconv.FormatInt(time.Now().Unix(), 10) +
@@ -20,19 +21,19 @@ func TestMalformedCredentials(t *testing.T) {
 	tests := []struct{ name, method, path, authz string }{
 		{"bearer, invalid UTF-8", "GET", "/2/compliance/jobs?type=tweets", "Bearer \xff\xfe"},
 		{"bearer, invalid UTF-8 after a valid prefix", "GET", "/2/compliance/jobs?type=tweets", "Bearer AAAA\xc3"},
-		{"oauth_token, invalid UTF-8", "POST", "/2/tweets", oauth(b.app.ConsumerKey, "%FF")},
-		{"oauth_token, NUL", "POST", "/2/tweets", oauth(b.app.ConsumerKey, b.token.Token+"%00")},
-		{"oauth_consumer_key, NUL", "POST", "/2/tweets", oauth("%00", b.token.Token)},
-		{"oauth_consumer_key, invalid UTF-8", "DELETE", "/2/tweets/1", oauth("%C3%28", b.token.Token)},
+		{"oauth_token, invalid UTF-8", "POST", "/2/tweets", oauth(b.App.ConsumerKey, "%FF")},
+		{"oauth_token, NUL", "POST", "/2/tweets", oauth(b.App.ConsumerKey, b.Token.Token+"%00")},
+		{"oauth_consumer_key, NUL", "POST", "/2/tweets", oauth("%00", b.Token.Token)},
+		{"oauth_consumer_key, invalid UTF-8", "DELETE", "/2/tweets/1", oauth("%C3%28", b.Token.Token)},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := b.call(t, tt.method, tt.path, tt.authz, "application/json", jsonBody(map[string]any{"text": "x"}))
-			if r.status != 401 {
-				t.Fatalf("status %d, want 401: %s", r.status, r.raw)
+			r := b.Call(t, tt.method, tt.path, tt.authz, "application/json", apitest.JSONBody(map[string]any{"text": "x"}))
+			if r.Status != 401 {
+				t.Fatalf("status %d, want 401: %s", r.Status, r.Raw)
 			}
-			if r.header.Get("Content-Type") != "application/problem+json" || r.body["title"] != "Unauthorized" || r.body["status"] != float64(401) {
-				t.Errorf("problem %s", r.raw)
+			if r.Header.Get("Content-Type") != "application/problem+json" || r.Body["title"] != "Unauthorized" || r.Body["status"] != float64(401) {
+				t.Errorf("problem %s", r.Raw)
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,7 +15,7 @@ import (
 // and every error must be a well-formed Problem. The seeds run in every
 // `go test`; `go test -fuzz FuzzRequests ./api` explores further.
 func FuzzRequests(f *testing.F) {
-	b := setup(f, 1000)
+	b := apitest.Setup(f, 1000)
 	seeds := []struct {
 		method      byte
 		path, query string
@@ -61,18 +62,18 @@ func FuzzRequests(f *testing.F) {
 		if _, err := url.Parse(target); err != nil {
 			return // the client cannot build it (Go's server answers such raw requests 400 itself)
 		}
-		auth := []string{"", b.bearer, "oauth:reader", "OAuth oauth_consumer_key=\"x\""}[int(authz)%4]
+		auth := []string{"", b.Bearer, "oauth:reader", "OAuth oauth_consumer_key=\"x\""}[int(authz)%4]
 		m := methods[int(method)%len(methods)]
-		r := b.call(t, m, target, auth, "application/json", body)
-		if r.status >= 500 {
-			t.Fatalf("%s %s with %q: %d %s", m, target, body, r.status, r.raw)
+		r := b.Call(t, m, target, auth, "application/json", body)
+		if r.Status >= 500 {
+			t.Fatalf("%s %s with %q: %d %s", m, target, body, r.Status, r.Raw)
 		}
-		if r.status >= 400 && m != "HEAD" && strings.HasPrefix(path, "/2/") {
+		if r.Status >= 400 && m != "HEAD" && strings.HasPrefix(path, "/2/") {
 			var p map[string]any
-			if err := json.Unmarshal([]byte(r.raw), &p); err != nil || p["type"] == nil || p["title"] == nil {
-				t.Fatalf("%s %s: error body is not a Problem: %d %q", m, target, r.status, r.raw)
+			if err := json.Unmarshal([]byte(r.Raw), &p); err != nil || p["type"] == nil || p["title"] == nil {
+				t.Fatalf("%s %s: error body is not a Problem: %d %q", m, target, r.Status, r.Raw)
 			}
-			if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 				t.Fatalf("%s %s: error content type %q", m, target, ct)
 			}
 		}

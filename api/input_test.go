@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"strings"
 	"testing"
 )
@@ -10,7 +11,7 @@ import (
 // is refused in the API's own envelope, naming the parameter or field.
 func TestMalformedInput(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 100)
+	b := apitest.Setup(t, 100)
 	const js = "application/json"
 	tests := []struct {
 		name, method, path, authz string
@@ -26,7 +27,7 @@ func TestMalformedInput(t *testing.T) {
 		{"lone high surrogate", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"a\ud800b"}`), 400, "application/problem+json", "surrogate", []string{"text"}},
 		{"lone low surrogate", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"\uDC00"}`), 400, "application/problem+json", "surrogate", []string{"text"}},
 		{"reversed surrogate pair", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"\udc00\ud800"}`), 400, "application/problem+json", "surrogate", []string{"text"}},
-		{"job name with invalid UTF-8", "POST", "/2/compliance/jobs", b.bearer, []byte("{\"type\":\"users\",\"name\":\"\xc3\"}"), 400, "application/problem+json", "valid UTF-8", []string{"name"}},
+		{"job name with invalid UTF-8", "POST", "/2/compliance/jobs", b.Bearer, []byte("{\"type\":\"users\",\"name\":\"\xc3\"}"), 400, "application/problem+json", "valid UTF-8", []string{"name"}},
 		{"whitespace-only text", "POST", "/2/tweets", "oauth:author", []byte(`{"text":" \t\n\u00a0\u3000"}`), 400, "application/problem+json", "text", []string{"text"}},
 		{"invisible-only text", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"\u200b\ufeff"}`), 400, "application/problem+json", "text", []string{"text"}},
 		// Accepted neighbours of the refused input.
@@ -34,18 +35,18 @@ func TestMalformedInput(t *testing.T) {
 		{"escaped backslash before u", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"\\ud800"}`), 201, "application/json; charset=utf-8", `\\ud800`, nil},
 		{"text with surrounding spaces", "POST", "/2/tweets", "oauth:author", []byte(`{"text":"  hi  "}`), 201, "application/json; charset=utf-8", `"text":"  hi  "`, nil},
 		// Query strings net/url drops silently.
-		{"malformed escape in a known parameter", "GET", "/2/compliance/jobs?type=%zz", b.bearer, nil, 400, "application/problem+json", "malformed", []string{"type"}},
-		{"malformed escape in a field list", "GET", "/2/compliance/jobs?type=users&compliance_job.fields=id%2", b.bearer, nil, 400, "application/problem+json", "malformed", []string{"compliance_job.fields"}},
-		{"semicolon separator", "GET", "/2/compliance/jobs?type=users;status=failed", b.bearer, nil, 400, "application/problem+json", "malformed", []string{"type"}},
-		{"malformed escape in a parameter name", "GET", "/2/compliance/jobs?type=users&%zz=1", b.bearer, nil, 400, "application/problem+json", "malformed", []string{"%zz"}},
+		{"malformed escape in a known parameter", "GET", "/2/compliance/jobs?type=%zz", b.Bearer, nil, 400, "application/problem+json", "malformed", []string{"type"}},
+		{"malformed escape in a field list", "GET", "/2/compliance/jobs?type=users&compliance_job.fields=id%2", b.Bearer, nil, 400, "application/problem+json", "malformed", []string{"compliance_job.fields"}},
+		{"semicolon separator", "GET", "/2/compliance/jobs?type=users;status=failed", b.Bearer, nil, 400, "application/problem+json", "malformed", []string{"type"}},
+		{"malformed escape in a parameter name", "GET", "/2/compliance/jobs?type=users&%zz=1", b.Bearer, nil, 400, "application/problem+json", "malformed", []string{"%zz"}},
 		// Non-clean paths: ServeMux would redirect (301) with an HTML body
 		// (the "redirect:" prefix sends them without following redirects).
-		{"double slash", "GET", "redirect://", b.bearer, nil, 404, "application/problem+json", "about:blank", nil},
-		{"dot segment", "POST", "redirect:/2/./tweets", b.bearer, []byte(`{"text":"hi"}`), 404, "application/problem+json", "about:blank", nil},
-		{"empty segment", "GET", "redirect:/2//compliance/jobs?type=users", b.bearer, nil, 404, "application/problem+json", "about:blank", nil},
-		{"dot-dot segment", "GET", "redirect:/2/compliance/../compliance/jobs?type=users", b.bearer, nil, 404, "application/problem+json", "about:blank", nil},
-		{"trailing dot", "DELETE", "redirect:/2/tweets/1/.", b.bearer, nil, 404, "application/problem+json", "about:blank", nil},
-		{"ads path keeps the ads envelope", "GET", "redirect:/12/accounts//x", b.bearer, nil, 404, "application/json; charset=utf-8", "ROUTE_NOT_FOUND", nil},
+		{"double slash", "GET", "redirect://", b.Bearer, nil, 404, "application/problem+json", "about:blank", nil},
+		{"dot segment", "POST", "redirect:/2/./tweets", b.Bearer, []byte(`{"text":"hi"}`), 404, "application/problem+json", "about:blank", nil},
+		{"empty segment", "GET", "redirect:/2//compliance/jobs?type=users", b.Bearer, nil, 404, "application/problem+json", "about:blank", nil},
+		{"dot-dot segment", "GET", "redirect:/2/compliance/../compliance/jobs?type=users", b.Bearer, nil, 404, "application/problem+json", "about:blank", nil},
+		{"trailing dot", "DELETE", "redirect:/2/tweets/1/.", b.Bearer, nil, 404, "application/problem+json", "about:blank", nil},
+		{"ads path keeps the ads envelope", "GET", "redirect:/12/accounts//x", b.Bearer, nil, 404, "application/json; charset=utf-8", "ROUTE_NOT_FOUND", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,63 +54,26 @@ func TestMalformedInput(t *testing.T) {
 			if tt.body != nil {
 				ctype = js
 			}
-			var r reply
+			var r apitest.Reply
 			if path, ok := strings.CutPrefix(tt.path, "redirect:"); ok {
-				r = b.call(t, tt.method, path, tt.authz, ctype, tt.body)
+				r = b.Call(t, tt.method, path, tt.authz, ctype, tt.body)
 			} else {
-				r = b.call(t, tt.method, tt.path, tt.authz, ctype, tt.body)
+				r = b.Call(t, tt.method, tt.path, tt.authz, ctype, tt.body)
 			}
-			if r.status != tt.status || r.header.Get("Content-Type") != tt.contentType || !strings.Contains(r.raw, tt.want) {
-				t.Fatalf("%d %q %s; want %d %q containing %q", r.status, r.header.Get("Content-Type"), r.raw, tt.status, tt.contentType, tt.want)
+			if r.Status != tt.status || r.Header.Get("Content-Type") != tt.contentType || !strings.Contains(r.Raw, tt.want) {
+				t.Fatalf("%d %q %s; want %d %q containing %q", r.Status, r.Header.Get("Content-Type"), r.Raw, tt.status, tt.contentType, tt.want)
 			}
-			if got := paramNames(r.body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
-				t.Errorf("parameters %v, want %v: %s", got, tt.params, r.raw)
+			if got := apitest.ParamNames(r.Body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
+				t.Errorf("parameters %v, want %v: %s", got, tt.params, r.Raw)
 			}
-			if r.status == 201 {
-				data := r.body["data"].(map[string]any)
-				id, _ := strconvID(data["id"].(string))
-				p, err := b.db.PostByID(context.Background(), id)
+			if r.Status == 201 {
+				data := r.Body["data"].(map[string]any)
+				id, _ := apitest.StrconvID(data["id"].(string))
+				p, err := b.DB.PostByID(context.Background(), id)
 				if err != nil || p.Text != data["text"] || strings.ContainsRune(p.Text, '\uFFFD') {
 					t.Errorf("stored post %+v %v; answered %v", p, err, data)
 				}
 			}
 		})
-	}
-}
-
-func TestFieldsAddToDefaults(t *testing.T) {
-	t.Parallel()
-	b := setup(t, 100)
-	created := b.call(t, "POST", "/2/compliance/jobs?compliance_job.fields=id", b.bearer, "application/json", jsonBody(map[string]any{"type": "tweets"}))
-	if created.status != 200 {
-		t.Fatalf("create: %d %s", created.status, created.raw)
-	}
-	id := created.body["data"].(map[string]any)["id"].(string)
-	defaults := []string{"created_at", "download_expires_at", "download_url", "id", "resumable", "status", "type", "upload_expires_at", "upload_url"}
-	for _, target := range []string{
-		"/2/compliance/jobs?type=tweets&compliance_job.fields=id,status,upload_url",
-		"/2/compliance/jobs?type=tweets&compliance_job.fields=id",
-		"/2/compliance/jobs?type=tweets",
-		"/2/compliance/jobs/" + id + "?compliance_job.fields=status",
-	} {
-		r := b.call(t, "GET", target, b.bearer, "", nil)
-		if r.status != 200 {
-			t.Fatalf("%s: %d %s", target, r.status, r.raw)
-		}
-		job, ok := r.body["data"].(map[string]any)
-		if list, isList := r.body["data"].([]any); isList && len(list) == 1 {
-			job, ok = list[0].(map[string]any)
-		}
-		if !ok {
-			t.Fatalf("%s: no job in %s", target, r.raw)
-		}
-		for _, f := range defaults {
-			if _, has := job[f]; !has {
-				t.Errorf("%s: default field %s missing: %s", target, f, r.raw)
-			}
-		}
-	}
-	if r := b.call(t, "POST", "/2/compliance/jobs?compliance_job.fields=type", b.bearer, "application/json", jsonBody(map[string]any{"type": "users", "name": "n"})); r.body["data"].(map[string]any)["upload_url"] == nil {
-		t.Errorf("create with fields dropped upload_url: %s", r.raw)
 	}
 }

@@ -13,9 +13,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/ads/adsx"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage/postgres"
-	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
@@ -32,7 +32,7 @@ type repeatedKeyCase struct {
 // on /12), with nothing changed. encoding/json would keep the last value.
 func TestEveryJSONBodyRefusesRepeatedKeys(t *testing.T) {
 	var mods api.Modules
-	b := setupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
+	b := apitest.SetupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
 		cursors, err := adsx.NewCursors(bytes.Repeat([]byte{7}, 32))
 		if err != nil {
 			t.Fatalf("cursors: %v", err)
@@ -49,12 +49,12 @@ func TestEveryJSONBodyRefusesRepeatedKeys(t *testing.T) {
 		for i, c := range cases[e.Pattern] {
 			t.Run(fmt.Sprintf("%s#%d", e.Pattern, i), func(t *testing.T) {
 				before := dbDigest(t, b)
-				r := b.call(t, method, c.path, c.authz, httpx.ContentJSON, []byte(c.body))
-				if r.status != 400 {
-					t.Fatalf("%s: %d, want 400: %.400s", c.body, r.status, r.raw)
+				r := b.Call(t, method, c.path, c.authz, httpx.ContentJSON, []byte(c.body))
+				if r.Status != 400 {
+					t.Fatalf("%s: %d, want 400: %.400s", c.body, r.Status, r.Raw)
 				}
 				if got := refusedParam(r, strings.HasPrefix(c.path, "/12/")); got != c.param {
-					t.Errorf("%s: refused naming %q, want %q: %.400s", c.body, got, c.param, r.raw)
+					t.Errorf("%s: refused naming %q, want %q: %.400s", c.body, got, c.param, r.Raw)
 				}
 				if after := dbDigest(t, b); after != before {
 					t.Errorf("%s: refused, but the database changed", c.body)
@@ -69,54 +69,54 @@ func TestEveryJSONBodyRefusesRepeatedKeys(t *testing.T) {
 
 // refusedParam is the parameter a refusal names: the ads envelope's first
 // error, or the one parameter of a Problem JSON invalid request.
-func refusedParam(r reply, ads bool) string {
+func refusedParam(r apitest.Reply, ads bool) string {
 	if ads {
-		errs, _ := r.body["errors"].([]any)
-		if _, ok := r.body["request"].(map[string]any); !ok || len(errs) == 0 ||
+		errs, _ := r.Body["errors"].([]any)
+		if _, ok := r.Body["request"].(map[string]any); !ok || len(errs) == 0 ||
 			errs[0].(map[string]any)["code"] != "INVALID_PARAMETER" {
 			return "(not an ads INVALID_PARAMETER envelope)"
 		}
 		p, _ := errs[0].(map[string]any)["parameter"].(string)
 		return p
 	}
-	if !strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
+	if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/problem+json") {
 		return "(not Problem JSON)"
 	}
-	return strings.Join(paramNames(r.body), ",")
+	return strings.Join(apitest.ParamNames(r.Body), ",")
 }
 
 // repeatedKeyCases makes what the JSON routes need (an ads account with a
 // do-not-reach list, an audience, a catalog; a post; a media upload) and
 // returns each route's cases by pattern.
-func repeatedKeyCases(t *testing.T, b *bundle) map[string][]repeatedKeyCase {
+func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyCase {
 	t.Helper()
-	acct := factory.AdAccount(t, b.db, &factory.AdAccountOpts{Owner: &b.author}).ID
-	if _, err := dbConn(t, b).Exec(t.Context(), `INSERT INTO ad_account_features (account_id, feature) VALUES ($1, 'CATALOGS')`, acct); err != nil {
+	acct := factory.AdAccount(t, b.DB, &factory.AdAccountOpts{Owner: &b.Author}).ID
+	if _, err := apitest.DBConn(t, b).Exec(t.Context(), `INSERT INTO ad_account_features (account_id, feature) VALUES ($1, 'CATALOGS')`, acct); err != nil {
 		t.Fatalf("feature: %v", err)
 	}
 	created := func(method, path string, form url.Values) string {
-		r := b.call(t, method, path+"?"+form.Encode(), "oauth:author", "", nil)
-		data, _ := r.body["data"].(map[string]any)
+		r := b.Call(t, method, path+"?"+form.Encode(), "oauth:author", "", nil)
+		data, _ := r.Body["data"].(map[string]any)
 		id, _ := data["id"].(string)
-		if r.status != 200 || id == "" {
-			t.Fatalf("%s %s: %d %.300s", method, path, r.status, r.raw)
+		if r.Status != 200 || id == "" {
+			t.Fatalf("%s %s: %d %.300s", method, path, r.Status, r.Raw)
 		}
 		return id
 	}
 	list := created("POST", "/12/accounts/"+acct+"/do_not_reach_lists", url.Values{"description": {"d"}})
 	audience := created("POST", "/12/accounts/"+acct+"/custom_audiences", url.Values{"name": {"a"}})
-	catalog := created("POST", "/12/product_catalogs", url.Values{"name": {"c"}, "user_id": {fmt.Sprint(b.author.ID)}})
-	post := factory.Post(t, b.db, &factory.PostOpts{Author: b.user})
-	init := b.call(t, "POST", "/2/media/upload/initialize", "oauth:author", httpx.ContentJSON,
+	catalog := created("POST", "/12/product_catalogs", url.Values{"name": {"c"}, "user_id": {fmt.Sprint(b.Author.ID)}})
+	post := factory.Post(t, b.DB, &factory.PostOpts{Author: b.User})
+	init := b.Call(t, "POST", "/2/media/upload/initialize", "oauth:author", httpx.ContentJSON,
 		[]byte(`{"media_type":"image/png","total_bytes":4}`))
-	upload, _ := init.body["data"].(map[string]any)["id"].(string)
+	upload, _ := init.Body["data"].(map[string]any)["id"].(string)
 	if upload == "" {
-		t.Fatalf("initialize: %d %.300s", init.status, init.raw)
+		t.Fatalf("initialize: %d %.300s", init.Status, init.Raw)
 	}
 	hash := strings.Repeat("a", 64)
 	product := `"id":"p1","title":"T","description":"D","availability":"in stock","condition":"new","price":"1.00 USD",` +
 		`"link":"https://shop.example/p1","image_link":"https://shop.example/p1.png","brand":"B"`
-	author := fmt.Sprint(b.author.ID)
+	author := fmt.Sprint(b.Author.ID)
 	return map[string][]repeatedKeyCase{
 		"POST /2/tweets": {
 			{"/2/tweets", "oauth:author", `{"text":"one","text":"two"}`, "text"},
@@ -129,7 +129,7 @@ func repeatedKeyCases(t *testing.T, b *bundle) map[string][]repeatedKeyCase {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},
 		"POST /2/compliance/jobs": {
-			{"/2/compliance/jobs", b.bearer, `{"type":"tweets","type":"users"}`, "type"},
+			{"/2/compliance/jobs", b.Bearer, `{"type":"tweets","type":"users"}`, "type"},
 		},
 		"POST /2/media/upload/initialize": {
 			{"/2/media/upload/initialize", "oauth:author", `{"media_type":"image/png","media_type":"image/gif","total_bytes":4}`, "media_type"},
@@ -160,27 +160,12 @@ func repeatedKeyCases(t *testing.T, b *bundle) map[string][]repeatedKeyCase {
 	}
 }
 
-// dbConn is a connection of the test's own to the bundle's database.
-func dbConn(t *testing.T, b *bundle) *pgx.Conn {
-	t.Helper()
-	dbURL, ok := storagetest.DatabaseURL(b.db)
-	if !ok {
-		t.Fatal("the bundle's database URL is unknown")
-	}
-	conn, err := pgx.Connect(context.Background(), dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
-}
-
 // dbDigest is a digest of every row of every table of the bundle's
 // database.
-func dbDigest(t *testing.T, b *bundle) string {
+func dbDigest(t *testing.T, b *apitest.Bundle) string {
 	t.Helper()
 	ctx := context.Background()
-	conn := dbConn(t, b)
+	conn := apitest.DBConn(t, b)
 	var tables []string
 	rows, err := conn.Query(ctx, `SELECT quote_ident(tablename) FROM pg_tables WHERE schemaname = 'public' ORDER BY 1`)
 	if err == nil {

@@ -1,34 +1,15 @@
 package api_test
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3filter"
-	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/gorillamux"
-
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
-
-// openapiFile is the platform's OpenAPI description (version 2.167). It is
-// third-party material the project may read but not redistribute, so it
-// is not in the repository: the test reads it from AVIARY_OPENAPI_FILE, or
-// from the shared reference tree beside the checkout
-// (docs/openapi-conformance.md).
-const openapiFile = "x-api-v2-openapi-2.167.json"
 
 // openapiCase is one request whose response must match the platform's
 // OpenAPI description. Placeholders (in paths and bodies): {job} (a created
@@ -37,9 +18,9 @@ const openapiFile = "x-api-v2-openapi-2.167.json"
 // post of the author), {upload} (the author's media upload, taking
 // segments), {finalizable} (one whose segments are complete), {media} (the
 // author's processed photo).
-// authz is as in bundle.call, with "bearer" and "other" for the two apps'
-// bearer tokens. limited cases run on a bundle whose rate limits admit one
-// request per window: the request is sent twice and the second answer
+// authz is as in apitest.Bundle.Call, with "bearer" and "other" for the two
+// apps' bearer tokens. limited cases run on a bundle whose rate limits admit
+// one request per window: the request is sent twice and the second answer
 // checked.
 type openapiCase struct {
 	name, method, path, authz, body string
@@ -195,41 +176,14 @@ const (
 	allNewsFields = "category,cluster_posts_results,contexts,disclaimer,hook,id,keywords,name,summary,updated_at,last_updated_at_ms"
 )
 
-// genericProblems are the Problem types the description's Problem schema
-// cannot describe, each with the reason. That schema is a closed oneOf over
-// nine typed problems chosen by a discriminator on `type`, so any other type
-// matches none of them. The spec ("Errors") makes about:blank the generic
-// type and lists the conflict and unsupported-authentication slugs, which
-// the description has no schema for. Such a problem is checked against the
-// spec's Problem instead (type and title required, detail a string, status
-// an integer), and, inside a 200 response's errors array, removed before
-// the rest of the body is checked against the description.
-var genericProblems = map[string]string{
-	"about:blank":                           "the spec's generic problem type (401, 403 Forbidden, 405, 413, 415, 429); not in the description's discriminator",
-	"https://api.x.com/2/problems/conflict": "spec slug (409 job in progress) without a schema in the description",
-	"https://api.x.com/2/problems/unsupported-authentication": "spec slug (403 wrong credential kind) without a schema in the description",
-}
-
-// specProblem is the spec's Problem (RFC 7807): type and title required.
-var specProblem = &openapi3.Schema{
-	Type:     &openapi3.Types{openapi3.TypeObject},
-	Required: []string{"type", "title"},
-	Properties: openapi3.Schemas{
-		"type":   openapi3.NewStringSchema().NewRef(),
-		"title":  openapi3.NewStringSchema().NewRef(),
-		"detail": openapi3.NewStringSchema().NewRef(),
-		"status": openapi3.NewIntegerSchema().NewRef(),
-	},
-}
-
 // TestResponsesMatchOpenAPI sends every openapiCases request to the real
 // server and validates the response (status, content type, body) against
 // the operation the platform's OpenAPI description routes it to.
 func TestResponsesMatchOpenAPI(t *testing.T) {
 	t.Parallel()
-	router := openapiRouter(t)
-	b := setup(t, 100)
-	limited := setup(t, 1.0/200) // one request per window on every route
+	router := apitest.OpenAPIRouter(t)
+	b := apitest.Setup(t, 100)
+	limited := apitest.Setup(t, 1.0/200) // one request per window on every route
 	placeholders := openapiFixtures(t, b)
 	for _, tc := range openapiCases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -242,7 +196,7 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 				path = strings.ReplaceAll(path, k, v)
 				reqBody = strings.ReplaceAll(reqBody, k, v)
 			}
-			authz := map[string]string{"bearer": bb.bearer, "other": bb.otherBearer}[tc.authz]
+			authz := map[string]string{"bearer": bb.Bearer, "other": bb.OtherBearer}[tc.authz]
 			if authz == "" {
 				authz = tc.authz
 			}
@@ -258,259 +212,54 @@ func TestResponsesMatchOpenAPI(t *testing.T) {
 				body = []byte(reqBody)
 			}
 			if tc.limited {
-				bb.call(t, tc.method, path, authz, ctype, body)
+				bb.Call(t, tc.method, path, authz, ctype, body)
 			}
-			r := bb.call(t, tc.method, path, authz, ctype, body)
-			if r.status != tc.status {
-				t.Fatalf("status %d, want %d: %.500s", r.status, tc.status, r.raw)
+			r := bb.Call(t, tc.method, path, authz, ctype, body)
+			if r.Status != tc.status {
+				t.Fatalf("status %d, want %d: %.500s", r.Status, tc.status, r.Raw)
 			}
-			if err := validateResponse(t.Context(), router, tc.method, path, r); err != nil {
-				t.Errorf("%s %s -> %d does not match the OpenAPI description: %v\nbody: %.1000s", tc.method, path, r.status, err, r.raw)
+			if err := apitest.ValidateResponse(t.Context(), router, tc.method, path, r); err != nil {
+				t.Errorf("%s %s -> %d does not match the OpenAPI description: %v\nbody: %.1000s", tc.method, path, r.Status, err, r.Raw)
 			}
 		})
 	}
 }
 
 // openapiFixtures creates the records the cases' placeholders name.
-func openapiFixtures(t *testing.T, b *bundle) map[string]string {
+func openapiFixtures(t *testing.T, b *apitest.Bundle) map[string]string {
 	t.Helper()
-	b.addUser(t, "readonly", storage.AccessRead)
+	b.AddUser(t, "readonly", storage.AccessRead)
 	id := func(v int64) string { return fmt.Sprint(v) }
-	created := factory.ComplianceJob(t, b.db, &factory.ComplianceJobOpts{App: b.app, Name: "fixture", Status: storage.JobCreated})
-	complete := factory.ComplianceJob(t, b.db, &factory.ComplianceJobOpts{App: b.app, Type: storage.ComplianceTypeUsers, Status: storage.JobComplete})
-	failed := factory.ComplianceJob(t, b.db, &factory.ComplianceJobOpts{App: b.app, Status: storage.JobFailed, FailureReason: "The upload was not a list of ids."})
+	created := factory.ComplianceJob(t, b.DB, &factory.ComplianceJobOpts{App: b.App, Name: "fixture", Status: storage.JobCreated})
+	complete := factory.ComplianceJob(t, b.DB, &factory.ComplianceJobOpts{App: b.App, Type: storage.ComplianceTypeUsers, Status: storage.JobComplete})
+	failed := factory.ComplianceJob(t, b.DB, &factory.ComplianceJobOpts{App: b.App, Status: storage.JobFailed, FailureReason: "The upload was not a list of ids."})
 	// A users job in progress makes the conflict case answer 409.
-	factory.ComplianceJob(t, b.db, &factory.ComplianceJobOpts{App: b.app, Type: storage.ComplianceTypeUsers, Status: storage.JobInProgress})
+	factory.ComplianceJob(t, b.DB, &factory.ComplianceJobOpts{App: b.App, Type: storage.ComplianceTypeUsers, Status: storage.JobInProgress})
 	post := func() string {
-		r := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", []byte(`{"text":"fixture"}`))
-		if r.status != 201 {
-			t.Fatalf("create fixture post: %d %s", r.status, r.raw)
+		r := b.Call(t, "POST", "/2/tweets", "oauth:author", "application/json", []byte(`{"text":"fixture"}`))
+		if r.Status != 201 {
+			t.Fatalf("create fixture post: %d %s", r.Status, r.Raw)
 		}
-		return r.body["data"].(map[string]any)["id"].(string)
+		return r.Body["data"].(map[string]any)["id"].(string)
 	}
-	upload := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, Category: storage.MediaTweetVideo, TotalBytes: 1 << 20})
-	finalizable := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, TotalBytes: 4})
+	upload := factory.Media(t, b.DB, &factory.MediaOpts{Owner: &b.Author, Category: storage.MediaTweetVideo, TotalBytes: 1 << 20})
+	finalizable := factory.Media(t, b.DB, &factory.MediaOpts{Owner: &b.Author, TotalBytes: 4})
 	seg := storage.MediaSegment{MediaID: finalizable.ID, Key: storage.MediaSegmentKey(finalizable.ID, "fixture"), Size: 4}
-	if _, err := b.db.AddMediaSegment(t.Context(), seg, time.Now()); err != nil {
+	if _, err := b.DB.AddMediaSegment(t.Context(), seg, time.Now()); err != nil {
 		t.Fatalf("add segment: %v", err)
 	}
-	photo := succeededMedia(t, b.db, b.author, factory.MediaOpts{MediaType: "image/png"},
+	photo := apitest.SucceededMedia(t, b.DB, b.Author, factory.MediaOpts{MediaType: "image/png"},
 		storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"})
 	kept := post()
-	reply := b.call(t, "POST", "/2/tweets", "oauth:author", "application/json",
+	reply := b.Call(t, "POST", "/2/tweets", "oauth:author", "application/json",
 		[]byte(`{"text":"fixture @reader #tag https://example.com $CASH","media":{"media_ids":["`+id(photo.ID)+`"]},"reply":{"in_reply_to_tweet_id":"`+kept+`"},"geo":{"place_id":"01a9a39529b27f36"}}`))
-	if reply.status != 201 {
-		t.Fatalf("create fixture reply: %d %s", reply.status, reply.raw)
+	if reply.Status != 201 {
+		t.Fatalf("create fixture reply: %d %s", reply.Status, reply.Raw)
 	}
-	story := addStory(t, b.db, storage.NewsStory{LeadTerm: "fixture", Keywords: []string{"fixture", "#tag"}, Name: "Fixture news",
+	story := apitest.AddStory(t, b.DB, storage.NewsStory{LeadTerm: "fixture", Keywords: []string{"fixture", "#tag"}, Name: "Fixture news",
 		Summary: "2 posts mention fixture.", Hook: "Fixture is spiking.", Contexts: storage.NewsContexts{Topics: []string{"tag"}},
-		PostIDs: []int64{postIDOf(t, kept), postIDOf(t, reply.body["data"].(map[string]any)["id"].(string))}, Posts: 2}, time.Now())
+		PostIDs: []int64{apitest.PostIDOf(t, kept), apitest.PostIDOf(t, reply.Body["data"].(map[string]any)["id"].(string))}, Posts: 2}, time.Now())
 	return map[string]string{"{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
-		"{reply}": reply.body["data"].(map[string]any)["id"].(string), "{author}": id(b.author.ID), "{reader}": id(b.user.ID),
+		"{reply}": reply.Body["data"].(map[string]any)["id"].(string), "{author}": id(b.Author.ID), "{reader}": id(b.User.ID),
 		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
-}
-
-// openapiRouter loads the description once per test binary.
-var openapiRouter = func() func(t *testing.T) routers.Router {
-	var (
-		once   sync.Once
-		router routers.Router
-		err    error
-	)
-	return func(t *testing.T) routers.Router {
-		t.Helper()
-		file, found := openapiPath()
-		if !found {
-			missingOpenAPI(t, file)
-		}
-		once.Do(func() { router, err = loadOpenAPI(t.Context(), file) })
-		if err != nil {
-			t.Fatal(err)
-		}
-		return router
-	}
-}()
-
-// openapiPath is where the description is read from, and whether a file
-// is there: AVIARY_OPENAPI_FILE, else ../shared/reference/openapi beside
-// the module.
-func openapiPath() (string, bool) {
-	file := os.Getenv("AVIARY_OPENAPI_FILE")
-	if file == "" {
-		root, err := moduleRoot()
-		if err != nil {
-			return err.Error(), false
-		}
-		file = filepath.Join(root, "..", "shared", "reference", "openapi", openapiFile)
-	}
-	_, err := os.Stat(file)
-	return file, err == nil
-}
-
-// missingOpenAPI ends a test that has no description to check against: a
-// skip that says how to get one on a developer's clone, a failure under
-// CI (where the shared tree is always beside the checkout), so CI never
-// passes without the conformance check.
-func missingOpenAPI(t *testing.T, file string) {
-	t.Helper()
-	msg := missingOpenAPIMessage(file)
-	if os.Getenv("CI") != "" {
-		t.Fatal(msg)
-	}
-	t.Skip(msg)
-}
-
-// optionalOpenAPI is the description's router for a test whose OpenAPI
-// check is one of several: nil (logged) on a developer's clone without
-// the description, so the test's other checks still run; under CI a
-// missing description fails as in openapiRouter.
-func optionalOpenAPI(t *testing.T) routers.Router {
-	t.Helper()
-	if file, found := openapiPath(); !found && os.Getenv("CI") == "" {
-		t.Log(missingOpenAPIMessage(file) + "; responses are not checked against it")
-		return nil
-	}
-	return openapiRouter(t)
-}
-
-// missingOpenAPIMessage says where the description was looked for and how
-// to point the tests at a copy.
-func missingOpenAPIMessage(file string) string {
-	return fmt.Sprintf("the platform's OpenAPI description %s is not at %s: set AVIARY_OPENAPI_FILE to a copy "+
-		"(docs/openapi-conformance.md)", openapiFile, file)
-}
-
-// moduleRoot is the nearest directory above the working directory holding
-// go.mod.
-func moduleRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", fmt.Errorf("working directory: %w", err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-func loadOpenAPI(ctx context.Context, file string) (routers.Router, error) {
-	loader := openapi3.NewLoader()
-	loader.Context = ctx
-	doc, err := loader.LoadFromFile(file)
-	if err != nil {
-		return nil, fmt.Errorf("load %s: %w", file, err)
-	}
-	// A few patterns of schemas Aviary does not serve yet use look-ahead,
-	// which Go's regexp (RE2) cannot compile; the document is checked
-	// without compiling patterns. Response bodies are still checked against
-	// the patterns of the schemas they meet.
-	if err := doc.Validate(ctx, openapi3.DisableSchemaPatternValidation()); err != nil {
-		return nil, fmt.Errorf("validate %s: %w", file, err)
-	}
-	router, err := gorillamux.NewRouter(doc)
-	if err != nil {
-		return nil, fmt.Errorf("route %s: %w", file, err)
-	}
-	return router, nil
-}
-
-// validateResponse checks r against the operation method and path route to
-// in the description (its server is https://api.x.com), handling the
-// genericProblems exceptions.
-func validateResponse(ctx context.Context, router routers.Router, method, path string, r reply) error {
-	req, err := http.NewRequestWithContext(ctx, method, "https://api.x.com"+path, nil)
-	if err != nil {
-		return fmt.Errorf("build request: %w", err)
-	}
-	route, params, err := router.FindRoute(req)
-	if err != nil {
-		return fmt.Errorf("find the operation: %w", err)
-	}
-	body := []byte(r.raw)
-	excludeBody := false
-	if strings.HasPrefix(r.header.Get("Content-Type"), "application/problem+json") {
-		if typ, _ := r.body["type"].(string); genericProblems[typ] != "" {
-			if err := specProblem.VisitJSON(asJSON(r.body)); err != nil {
-				return fmt.Errorf("problem of type %s (checked as the spec's Problem: %s): %w", typ, genericProblems[typ], err)
-			}
-			excludeBody = true
-		}
-	} else if body, err = dropGenericProblems(r.body); err != nil {
-		return err
-	}
-	input := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: req, PathParams: params, Route: route},
-		Status:                 r.status,
-		Header:                 r.header,
-		Body:                   io.NopCloser(bytes.NewReader(body)),
-		Options:                &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
-	}
-	if excludeBody {
-		// The status and content type are still checked against the operation.
-		if err := openapi3filter.ValidateResponse(ctx, withoutBody(input)); err != nil {
-			return err
-		}
-		responseRef := route.Operation.Responses.Status(r.status)
-		if responseRef == nil {
-			responseRef = route.Operation.Responses.Default()
-		}
-		if responseRef.Value.Content.Get(r.header.Get("Content-Type")) == nil {
-			return fmt.Errorf("content type %q is not declared for %d", r.header.Get("Content-Type"), r.status)
-		}
-		return nil
-	}
-	return openapi3filter.ValidateResponse(ctx, input)
-}
-
-func withoutBody(in *openapi3filter.ResponseValidationInput) *openapi3filter.ResponseValidationInput {
-	out := *in
-	opts := *in.Options
-	opts.ExcludeResponseBody = true
-	out.Options = &opts
-	return &out
-}
-
-// dropGenericProblems checks every genericProblems entry of a success
-// body's errors array against the spec's Problem and returns the body
-// without them.
-func dropGenericProblems(body map[string]any) ([]byte, error) {
-	errs, _ := body["errors"].([]any)
-	var kept []any
-	for _, e := range errs {
-		p, _ := e.(map[string]any)
-		typ, _ := p["type"].(string)
-		if genericProblems[typ] == "" {
-			kept = append(kept, e)
-			continue
-		}
-		if err := specProblem.VisitJSON(asJSON(p)); err != nil {
-			return nil, fmt.Errorf("errors[] problem of type %s: %w", typ, err)
-		}
-	}
-	out := make(map[string]any, len(body))
-	for k, v := range body {
-		out[k] = v
-	}
-	if errs != nil {
-		if kept == nil {
-			delete(out, "errors")
-		} else {
-			out["errors"] = kept
-		}
-	}
-	return json.Marshal(out)
-}
-
-// asJSON round-trips v so numbers are float64, as the validator expects.
-func asJSON(v any) any {
-	raw, _ := json.Marshal(v)
-	var out any
-	_ = json.Unmarshal(raw, &out)
-	return out
 }

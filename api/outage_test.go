@@ -16,6 +16,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -39,7 +40,7 @@ const readyLimit = 4 * time.Second
 // outageBundle is a bundle whose API server reaches PostgreSQL through a
 // proxy and uses a Redis of its own, so a test can freeze or stop either.
 type outageBundle struct {
-	*bundle
+	*apitest.Bundle
 	redis *storagetest.RedisProcess
 	pg    *storagetest.Proxy
 }
@@ -56,26 +57,26 @@ func setupOutage(t *testing.T) *outageBundle {
 // database directly, so only the handlers' calls go through the proxy.
 func setupOutageWith(t *testing.T, directAuth bool) *outageBundle {
 	t.Helper()
-	b := setup(t, 100)
-	o := &outageBundle{bundle: b, redis: storagetest.PrivateRedis(t)}
+	b := apitest.Setup(t, 100)
+	o := &outageBundle{Bundle: b, redis: storagetest.PrivateRedis(t)}
 	db := o.proxiedDB(t)
 	authDB := db
 	if directAuth {
-		authDB = b.db
+		authDB = b.DB
 	}
 	rc := redis.NewClient(&redis.Options{Addr: o.redis.Addr, ContextTimeoutEnabled: true, DialTimeout: dependencyTimeout,
 		ReadTimeout: dependencyTimeout, WriteTimeout: dependencyTimeout, PoolTimeout: dependencyTimeout})
 	t.Cleanup(func() { rc.Close() })
 	handler := api.New(outageDeps(t, authDB, db, rc))
-	b.api, b.srv = handler, httptest.NewServer(handler)
-	t.Cleanup(b.srv.Close)
+	b.API, b.Srv = handler, httptest.NewServer(handler)
+	t.Cleanup(b.Srv.Close)
 	return o
 }
 
 // proxiedDB opens the bundle's database through a proxy o.pg controls.
 func (o *outageBundle) proxiedDB(t *testing.T) *postgres.DB {
 	t.Helper()
-	dbURL, ok := storagetest.DatabaseURL(o.db)
+	dbURL, ok := storagetest.DatabaseURL(o.DB)
 	if !ok {
 		t.Fatal("bundle database has no URL")
 	}
@@ -105,7 +106,7 @@ func outageDeps(t *testing.T, authDB, db *postgres.DB, rc *redis.Client) api.Dep
 		t.Fatal(err)
 	}
 	return api.Deps{
-		Modules: testModules(t, db, w, log),
+		Modules: apitest.Modules(t, db, w, log),
 		Auth:    authn, Errors: w, Logger: log, RateLimitScale: 100,
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready: []api.Check{
@@ -117,15 +118,15 @@ func outageDeps(t *testing.T, authDB, db *postgres.DB, rc *redis.Client) api.Dep
 
 // timedReply is a reply and how long it took to come.
 type timedReply struct {
-	reply
+	apitest.Reply
 	elapsed time.Duration
 }
 
-// timedCall is bundle.call with a deadline: a request that hangs fails the
-// test instead of blocking it. It reports how long the answer took.
+// timedCall is apitest.Bundle.Call with a deadline: a request that hangs
+// fails the test instead of blocking it. It reports how long the answer took.
 func (o *outageBundle) timedCall(t *testing.T, method, path, authz string, body []byte) timedReply {
 	t.Helper()
-	req, err := http.NewRequest(method, o.srv.URL+path, bytes.NewReader(body))
+	req, err := http.NewRequest(method, o.Srv.URL+path, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +134,7 @@ func (o *outageBundle) timedCall(t *testing.T, method, path, authz string, body 
 		req.Header.Set("Content-Type", "application/json")
 	}
 	if authz == "oauth:author" {
-		if err := auth.SignRequest(req, "", o.app.ConsumerKey, o.app.ConsumerSecret, o.authorToken.Token, o.authorToken.Secret, time.Now(), ""); err != nil {
+		if err := auth.SignRequest(req, "", o.App.ConsumerKey, o.App.ConsumerSecret, o.AuthorToken.Token, o.AuthorToken.Secret, time.Now(), ""); err != nil {
 			t.Fatal(err)
 		}
 	} else if authz != "" {
@@ -147,8 +148,8 @@ func (o *outageBundle) timedCall(t *testing.T, method, path, authz string, body 
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	r := timedReply{reply: reply{status: resp.StatusCode, header: resp.Header, raw: string(raw)}, elapsed: time.Since(start)}
-	_ = json.Unmarshal(raw, &r.body)
+	r := timedReply{Reply: apitest.Reply{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}, elapsed: time.Since(start)}
+	_ = json.Unmarshal(raw, &r.Body)
 	return r
 }
 
@@ -156,16 +157,16 @@ func (o *outageBundle) timedCall(t *testing.T, method, path, authz string, body 
 // outageLimit.
 func assertUnavailable(t *testing.T, r timedReply) {
 	t.Helper()
-	if r.status != http.StatusServiceUnavailable {
-		t.Errorf("status %d, want 503: %s", r.status, r.raw)
+	if r.Status != http.StatusServiceUnavailable {
+		t.Errorf("status %d, want 503: %s", r.Status, r.Raw)
 	}
-	if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
+	if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
 		t.Errorf("Content-Type %q", ct)
 	}
-	if r.body["type"] != "about:blank" || r.body["title"] != "Service Unavailable" || r.body["status"] != float64(503) {
-		t.Errorf("problem %s", r.raw)
+	if r.Body["type"] != "about:blank" || r.Body["title"] != "Service Unavailable" || r.Body["status"] != float64(503) {
+		t.Errorf("problem %s", r.Raw)
 	}
-	if r.header.Get("Retry-After") == "" {
+	if r.Header.Get("Retry-After") == "" {
 		t.Errorf("no Retry-After header")
 	}
 	if r.elapsed >= outageLimit {
@@ -177,9 +178,9 @@ func assertUnavailable(t *testing.T, r timedReply) {
 func (o *outageBundle) assertReadyz(t *testing.T, check string) {
 	t.Helper()
 	r := o.timedCall(t, "GET", "/readyz", "", nil)
-	checks, _ := r.body["checks"].(map[string]any)
-	if r.status != http.StatusServiceUnavailable || checks[check] != "unavailable" {
-		t.Errorf("readyz %d %s; want 503 with %s unavailable", r.status, r.raw, check)
+	checks, _ := r.Body["checks"].(map[string]any)
+	if r.Status != http.StatusServiceUnavailable || checks[check] != "unavailable" {
+		t.Errorf("readyz %d %s; want 503 with %s unavailable", r.Status, r.Raw, check)
 	}
 	if r.elapsed >= readyLimit {
 		t.Errorf("readyz answered after %v; want under %v", r.elapsed.Round(time.Millisecond), readyLimit)
@@ -188,7 +189,7 @@ func (o *outageBundle) assertReadyz(t *testing.T, check string) {
 
 const listJobs = "/2/compliance/jobs?type=tweets"
 
-func postBody() []byte { return jsonBody(map[string]any{"text": "during an outage"}) }
+func postBody() []byte { return apitest.JSONBody(map[string]any{"text": "during an outage"}) }
 
 // TestRedisOutage freezes, thaws and stops the API's Redis: a write needing
 // an OAuth nonce check answers 503 (fail closed), a bearer read is served
@@ -197,21 +198,21 @@ func postBody() []byte { return jsonBody(map[string]any{"text": "during an outag
 func TestRedisOutage(t *testing.T) {
 	t.Parallel()
 	o := setupOutage(t)
-	if r := o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()); r.status != http.StatusCreated {
-		t.Fatalf("baseline post: %d %s", r.status, r.raw)
+	if r := o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()); r.Status != http.StatusCreated {
+		t.Fatalf("baseline post: %d %s", r.Status, r.Raw)
 	}
 	o.redis.Freeze()
 	t.Run("frozen: write with OAuth", func(t *testing.T) {
 		assertUnavailable(t, o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()))
 	})
 	t.Run("frozen: bearer read fails open", func(t *testing.T) {
-		assertServedUnlimited(t, o.timedCall(t, "GET", listJobs, o.bearer, nil))
+		assertServedUnlimited(t, o.timedCall(t, "GET", listJobs, o.Bearer, nil))
 	})
 	t.Run("frozen: readiness", func(t *testing.T) { o.assertReadyz(t, "redis") })
 	o.redis.Thaw()
 	t.Run("thawed: write succeeds", func(t *testing.T) {
-		if r := o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()); r.status != http.StatusCreated {
-			t.Errorf("post after thaw: %d %s", r.status, r.raw)
+		if r := o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()); r.Status != http.StatusCreated {
+			t.Errorf("post after thaw: %d %s", r.Status, r.Raw)
 		}
 	})
 	o.redis.Stop()
@@ -219,7 +220,7 @@ func TestRedisOutage(t *testing.T) {
 		assertUnavailable(t, o.timedCall(t, "POST", "/2/tweets", "oauth:author", postBody()))
 	})
 	t.Run("stopped: bearer read fails open", func(t *testing.T) {
-		assertServedUnlimited(t, o.timedCall(t, "GET", listJobs, o.bearer, nil))
+		assertServedUnlimited(t, o.timedCall(t, "GET", listJobs, o.Bearer, nil))
 	})
 	t.Run("stopped: readiness", func(t *testing.T) { o.assertReadyz(t, "redis") })
 }
@@ -228,8 +229,8 @@ func TestRedisOutage(t *testing.T) {
 // outageLimit.
 func assertServedUnlimited(t *testing.T, r timedReply) {
 	t.Helper()
-	if r.status != http.StatusOK || r.header.Get("x-rate-limit-limit") != "" {
-		t.Errorf("status %d, x-rate-limit-limit %q; want 200 without it: %s", r.status, r.header.Get("x-rate-limit-limit"), r.raw)
+	if r.Status != http.StatusOK || r.Header.Get("x-rate-limit-limit") != "" {
+		t.Errorf("status %d, x-rate-limit-limit %q; want 200 without it: %s", r.Status, r.Header.Get("x-rate-limit-limit"), r.Raw)
 	}
 	if r.elapsed >= outageLimit {
 		t.Errorf("answered after %v; want under %v", r.elapsed.Round(time.Millisecond), outageLimit)
@@ -243,15 +244,15 @@ func assertServedUnlimited(t *testing.T, r timedReply) {
 func TestPostgresOutage(t *testing.T) {
 	t.Parallel()
 	o := setupOutage(t)
-	if r := o.timedCall(t, "GET", listJobs, o.bearer, nil); r.status != http.StatusOK {
-		t.Fatalf("baseline read: %d %s", r.status, r.raw)
+	if r := o.timedCall(t, "GET", listJobs, o.Bearer, nil); r.Status != http.StatusOK {
+		t.Fatalf("baseline read: %d %s", r.Status, r.Raw)
 	}
 	requests := []struct{ name, method, path, authz string }{
-		{"bearer read", "GET", listJobs, o.bearer},
-		{"bearer write", "POST", "/2/compliance/jobs", o.bearer},
+		{"bearer read", "GET", listJobs, o.Bearer},
+		{"bearer write", "POST", "/2/compliance/jobs", o.Bearer},
 		{"OAuth write", "POST", "/2/tweets", "oauth:author"},
 	}
-	bodies := map[string][]byte{"/2/compliance/jobs": jsonBody(map[string]any{"type": "tweets"}), "/2/tweets": postBody()}
+	bodies := map[string][]byte{"/2/compliance/jobs": apitest.JSONBody(map[string]any{"type": "tweets"}), "/2/tweets": postBody()}
 	for _, mode := range []struct {
 		name       string
 		take, give func()
@@ -268,8 +269,8 @@ func TestPostgresOutage(t *testing.T) {
 		t.Run(mode.name+": readiness", func(t *testing.T) { o.assertReadyz(t, "database") })
 		mode.give()
 		t.Run(mode.name+": recovered", func(t *testing.T) {
-			if r := o.timedCall(t, "GET", listJobs, o.bearer, nil); r.status != http.StatusOK {
-				t.Errorf("read after recovery: %d %s", r.status, r.raw)
+			if r := o.timedCall(t, "GET", listJobs, o.Bearer, nil); r.Status != http.StatusOK {
+				t.Errorf("read after recovery: %d %s", r.Status, r.Raw)
 			}
 		})
 	}
@@ -281,19 +282,19 @@ func TestPostgresOutage(t *testing.T) {
 func TestPostgresOutageInHandler(t *testing.T) {
 	t.Parallel()
 	o := setupOutageWith(t, true)
-	created := o.timedCall(t, "POST", "/2/compliance/jobs", o.bearer, jsonBody(map[string]any{"type": "tweets"}))
-	if created.status != http.StatusOK {
-		t.Fatalf("baseline create: %d %s", created.status, created.raw)
+	created := o.timedCall(t, "POST", "/2/compliance/jobs", o.Bearer, apitest.JSONBody(map[string]any{"type": "tweets"}))
+	if created.Status != http.StatusOK {
+		t.Fatalf("baseline create: %d %s", created.Status, created.Raw)
 	}
-	id, _ := created.body["data"].(map[string]any)["id"].(string)
+	id, _ := created.Body["data"].(map[string]any)["id"].(string)
 	o.pg.Freeze()
 	defer o.pg.Thaw()
 	requests := []struct {
 		name, method, path, authz string
 		body                      []byte
 	}{
-		{"read one job", "GET", "/2/compliance/jobs/" + id, o.bearer, nil},
-		{"create a job (id, then a transaction)", "POST", "/2/compliance/jobs", o.bearer, jsonBody(map[string]any{"type": "users"})},
+		{"read one job", "GET", "/2/compliance/jobs/" + id, o.Bearer, nil},
+		{"create a job (id, then a transaction)", "POST", "/2/compliance/jobs", o.Bearer, apitest.JSONBody(map[string]any{"type": "users"})},
 		{"create a post", "POST", "/2/tweets", "oauth:author", postBody()},
 		{"delete a post", "DELETE", "/2/tweets/1", "oauth:author", nil},
 	}
@@ -311,13 +312,13 @@ func TestReadinessStuckCheck(t *testing.T) {
 	t.Parallel()
 	release := make(chan struct{})
 	stuck := api.Check{Name: "stuck", Check: func(context.Context) error { <-release; return nil }}
-	b := setup(t, 100, func(d *api.Deps) { d.Ready = append(d.Ready, stuck) })
+	b := apitest.Setup(t, 100, func(d *api.Deps) { d.Ready = append(d.Ready, stuck) })
 	t.Cleanup(func() { close(release) }) // before the server closes: cleanups run last-in first-out
-	o := &outageBundle{bundle: b}
+	o := &outageBundle{Bundle: b}
 	r := o.timedCall(t, "GET", "/readyz", "", nil)
-	if got := canonicalJSON(t, r.raw); r.status != http.StatusServiceUnavailable ||
+	if got := apitest.CanonicalJSON(t, r.Raw); r.Status != http.StatusServiceUnavailable ||
 		got != `{"checks":{"database":"ok","stuck":"unavailable"},"status":"unavailable"}` {
-		t.Errorf("readyz %d %s", r.status, got)
+		t.Errorf("readyz %d %s", r.Status, got)
 	}
 	if r.elapsed >= readyLimit {
 		t.Errorf("readyz answered after %v; want under %v", r.elapsed.Round(time.Millisecond), readyLimit)

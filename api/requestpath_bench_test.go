@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -27,15 +28,15 @@ import (
 //
 // Figures are reported, never asserted.
 func BenchmarkGetComplianceJob(b *testing.B) {
-	bd := setup(b, 1e6)
-	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
+	bd := apitest.Setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.DB, &factory.ComplianceJobOpts{App: bd.App})
 	path := "/2/compliance/jobs/" + ids.Format(job.ID)
 	rc, prefix := storagetest.RedisPrefix(b)
-	_, cached := cachedReplica(b, boundedDB(b, bd.dbURL), rc, prefix, prefix+"auth-invalidate")
+	_, cached := apitest.CachedReplica(b, boundedDB(b, bd.DBURL), rc, prefix, prefix+"auth-invalidate")
 	for _, bc := range []struct {
 		name    string
 		handler http.Handler
-	}{{"uncached", bd.api}, {"cached", cached}, {"bare", bareJobHandler(b, bd.dbURL)}} {
+	}{{"uncached", bd.API}, {"cached", cached}, {"bare", bareJobHandler(b, bd.DBURL)}} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
@@ -45,7 +46,7 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 					// client may go away): pgx then watches it.
 					ctx, cancel := context.WithCancel(context.Background())
 					req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-					req.Header.Set("Authorization", bd.bearer)
+					req.Header.Set("Authorization", bd.Bearer)
 					rec := httptest.NewRecorder()
 					bc.handler.ServeHTTP(rec, req)
 					cancel()

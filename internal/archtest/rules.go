@@ -72,6 +72,11 @@ var Rules = []Rule{
 	{Name: "drivers-no-handlers", Pkgs: tree("storage/postgres", "storage/blob"), Files: All,
 		Deny:   tree("api", "workers"),
 		Reason: "storage drivers know no API handlers and no queue handlers (layout.md)"},
+	// The test kits build the whole API, so they import every feature; a
+	// feature's external tests may import them (featureTestKit), code never.
+	{Name: "test-kits-tests-only", Pkgs: inModule, Files: Code,
+		Deny:   testKits,
+		Reason: "api/apitest and api/ads/adstest build the whole API for tests: only _test.go files import them (docs/architecture.md)"},
 	{Name: "features-not-features", Pkgs: feature, Files: All,
 		Deny:   feature,
 		Reason: "feature packages never import each other (layout.md)"},
@@ -106,7 +111,10 @@ var Rules = []Rule{
 
 // apiKit are the shared packages of the api tier; every other package
 // api/X or api/X/Y is a feature.
-var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest")
+var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "api/ratelimit", "api/ads", "api/ads/adsx", "api/ads/adstest", "api/apitest")
+
+// testKits run the whole API for tests (see the rule test-kits-tests-only).
+var testKits = pkgs("api/apitest", "api/ads/adstest")
 
 // featureKit are the module packages a feature may import.
 var featureKit = anyOf(pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",

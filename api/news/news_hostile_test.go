@@ -1,4 +1,4 @@
-package api_test
+package news_test
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -14,9 +15,9 @@ import (
 // ASCII.
 func TestHostileNews(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 100)
+	b := apitest.Setup(t, 100)
 	now := time.Now().UTC()
-	s := addStory(t, b.db, storage.NewsStory{LeadTerm: "émeute", Keywords: []string{"émeute"},
+	s := apitest.AddStory(t, b.DB, storage.NewsStory{LeadTerm: "émeute", Keywords: []string{"émeute"},
 		Name: "Émeute à Paris", Summary: "ÉMEUTE.", Hook: "x"}, now.Add(-time.Hour))
 
 	for _, tc := range []struct {
@@ -30,22 +31,22 @@ func TestHostileNews(t *testing.T) {
 		{"repeated parameter", "/2/news/search?query=a&max_results=5&max_results=6", 400, []string{"max_results"}},
 		{"max_results with sign", "/2/news/search?query=a&max_results=%2B5", 400, []string{"max_results"}},
 	} {
-		r := b.call(t, "GET", tc.path, b.bearer, "", nil)
-		if r.status != tc.status || !slices.Equal(paramNames(r.body), tc.params) {
-			t.Errorf("%s: %d %s, want %d naming %v", tc.name, r.status, r.raw, tc.status, tc.params)
+		r := b.Call(t, "GET", tc.path, b.Bearer, "", nil)
+		if r.Status != tc.status || !slices.Equal(apitest.ParamNames(r.Body), tc.params) {
+			t.Errorf("%s: %d %s, want %d naming %v", tc.name, r.Status, r.Raw, tc.status, tc.params)
 		}
 	}
 	// A lookup with leading zeros finds the story or answers with the id sent.
-	r := b.call(t, "GET", fmt.Sprintf("/2/news/00%d", s.ID), b.bearer, "", nil)
-	if r.status >= 500 {
-		t.Errorf("leading zeros: %d %s", r.status, r.raw)
+	r := b.Call(t, "GET", fmt.Sprintf("/2/news/00%d", s.ID), b.Bearer, "", nil)
+	if r.Status >= 500 {
+		t.Errorf("leading zeros: %d %s", r.Status, r.Raw)
 	}
 	// The name starts with a capital É: a query for the word (lower-cased
 	// by KeywordTerms) must find it whatever the database's ctype.
 	for _, q := range []string{"Émeute", "émeute", "e\u0301meute"} {
-		r := b.get(t, "/2/news/search?query="+url.QueryEscape(q), b.bearer)
-		if got := storyIDs(r.body); !slices.Equal(got, []string{fmt.Sprint(s.ID)}) {
-			t.Errorf("query %q = %s, want story %d", q, r.raw, s.ID)
+		r := b.Get(t, "/2/news/search?query="+url.QueryEscape(q), b.Bearer)
+		if got := storyIDs(r.Body); !slices.Equal(got, []string{fmt.Sprint(s.ID)}) {
+			t.Errorf("query %q = %s, want story %d", q, r.Raw, s.ID)
 		}
 	}
 }

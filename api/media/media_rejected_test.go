@@ -1,4 +1,4 @@
-package api_test
+package media_test
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
@@ -20,7 +21,7 @@ import (
 func TestMediaRejected(t *testing.T) {
 	t.Parallel()
 	b := setup(t, 100)
-	b.addUser(t, "readonly", storage.AccessRead)
+	b.AddUser(t, "readonly", storage.AccessRead)
 	ctx := context.Background()
 	// The author's uploads: a 6 MiB video (room for a segment over 5 MiB),
 	// a 10-byte photo, one finalized, one expired, one expired and removed,
@@ -28,12 +29,12 @@ func TestMediaRejected(t *testing.T) {
 	upload := b.initMedia(t, "oauth:author", map[string]any{"media_type": "video/mp4", "total_bytes": 6 << 20})
 	small := b.initMedia(t, "oauth:author", map[string]any{"media_type": "image/png", "total_bytes": 10})
 	finalized := b.completeUpload(t, "oauth:author", []byte("done"))
-	if r := b.call(t, "POST", mediaBase+"/"+finalized+"/finalize", "oauth:author", "", nil); r.status != 200 {
-		t.Fatalf("finalize fixture: %d %s", r.status, r.raw)
+	if r := b.Call(t, "POST", mediaBase+"/"+finalized+"/finalize", "oauth:author", "", nil); r.Status != 200 {
+		t.Fatalf("finalize fixture: %d %s", r.Status, r.Raw)
 	}
-	expired := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, ExpiresAt: time.Now().Add(-time.Minute)})
-	removed := factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author, ExpiresAt: time.Now().Add(-time.Minute)})
-	if err := b.db.DeleteExpiredUpload(ctx, removed.ID, time.Now(), func([]string) error { return nil }); err != nil {
+	expired := factory.Media(t, b.DB, &factory.MediaOpts{Owner: &b.Author, ExpiresAt: time.Now().Add(-time.Minute)})
+	removed := factory.Media(t, b.DB, &factory.MediaOpts{Owner: &b.Author, ExpiresAt: time.Now().Add(-time.Minute)})
+	if err := b.DB.DeleteExpiredUpload(ctx, removed.ID, time.Now(), func([]string) error { return nil }); err != nil {
 		t.Fatalf("remove expired upload: %v", err)
 	}
 	gap := b.initMedia(t, "oauth:author", map[string]any{"media_type": "image/png", "total_bytes": 10})
@@ -42,19 +43,19 @@ func TestMediaRejected(t *testing.T) {
 		id    string
 		index int
 	}{{gap, 0}, {gap, 2}, {short, 0}} {
-		if r := b.send(t, mediaBase+"/"+seg.id+"/append", "oauth:author", appendJSON(seg.index, []byte("12345"))); r.status != 200 {
-			t.Fatalf("append fixture: %d %s", r.status, r.raw)
+		if r := b.send(t, mediaBase+"/"+seg.id+"/append", "oauth:author", appendJSON(seg.index, []byte("12345"))); r.Status != 200 {
+			t.Fatalf("append fixture: %d %s", r.Status, r.Raw)
 		}
 	}
 	other := b.initMedia(t, "oauth:reader", map[string]any{"media_type": "image/png", "total_bytes": 10})
 
 	const (
 		init      = mediaBase + "/initialize"
-		invalid   = problems + "invalid-request"
-		notFound  = problems + "resource-not-found"
-		conflict  = problems + "conflict"
+		invalid   = apitest.Problems + "invalid-request"
+		notFound  = apitest.Problems + "resource-not-found"
+		conflict  = apitest.Problems + "conflict"
 		blank     = "about:blank"
-		unsupAuth = problems + "unsupported-authentication"
+		unsupAuth = apitest.Problems + "unsupported-authentication"
 	)
 	appendTo := func(id string) string { return mediaBase + "/" + id + "/append" }
 	finalize := func(id string) string { return mediaBase + "/" + id + "/finalize" }
@@ -70,9 +71,9 @@ func TestMediaRejected(t *testing.T) {
 	for i := range owners {
 		owners[i] = fmt.Sprint(i + 1)
 	}
-	reader, author := fmt.Sprint(b.user.ID), fmt.Sprint(b.author.ID)
-	gone := fmt.Sprint(b.addUser(t, "gone", "read-write").ID)
-	if _, err := dbConn(t, b).Exec(t.Context(), `UPDATE users SET deleted_at = now() WHERE id = $1`, gone); err != nil {
+	reader, author := fmt.Sprint(b.User.ID), fmt.Sprint(b.Author.ID)
+	gone := fmt.Sprint(b.AddUser(t, "gone", "read-write").ID)
+	if _, err := apitest.DBConn(t, b.Bundle).Exec(t.Context(), `UPDATE users SET deleted_at = now() WHERE id = $1`, gone); err != nil {
 		t.Fatal(err)
 	}
 	ok := appendJSON(0, []byte("1234"))
@@ -111,7 +112,7 @@ func TestMediaRejected(t *testing.T) {
 		{"initialize unknown field", "POST", init, "oauth:author", png(map[string]any{"command": "INIT"}), 400, invalid, []string{"command"}, ""},
 		{"initialize as a form", "POST", init, "oauth:author", payload{"application/x-www-form-urlencoded", []byte("media_type=image/png&total_bytes=10")}, 415, blank, nil, ""},
 		{"initialize body over 1 MiB", "POST", init, "oauth:author", png(map[string]any{"shared": false, "pad": strings.Repeat("p", 1<<20)}), 413, blank, nil, ""},
-		{"initialize with a bearer token", "POST", init, b.bearer, png(nil), 403, unsupAuth, nil, ""},
+		{"initialize with a bearer token", "POST", init, b.Bearer, png(nil), 403, unsupAuth, nil, ""},
 		{"initialize with a read-only token", "POST", init, "oauth:readonly", png(nil), 403, blank, nil, ""},
 		// append
 		{"append to an unknown id", "POST", appendTo("42"), "oauth:author", ok, 404, notFound, nil, `Could not find media with id: [42].`},
@@ -148,7 +149,7 @@ func TestMediaRejected(t *testing.T) {
 		{"append body over 8 MiB", "POST", appendTo(upload), "oauth:author", appendJSON(0, bytes.Repeat([]byte("v"), 7<<20)), 413, blank, nil, ""},
 		{"multipart body over 8 MiB", "POST", appendTo(upload), "oauth:author", form(indexField(0), mediaFile(bytes.Repeat([]byte("v"), 9<<20))), 413, blank, nil, "8388608 bytes"},
 		{"append as text", "POST", appendTo(small), "oauth:author", payload{"text/plain", []byte("1")}, 415, blank, nil, ""},
-		{"append with a bearer token", "POST", appendTo(small), b.bearer, ok, 403, unsupAuth, nil, ""},
+		{"append with a bearer token", "POST", appendTo(small), b.Bearer, ok, 403, unsupAuth, nil, ""},
 		// finalize
 		{"finalize an unknown id", "POST", finalize("42"), "oauth:author", payload{}, 404, notFound, nil, `"parameter":"id"`},
 		{"finalize another user's upload", "POST", finalize(other), "oauth:author", payload{}, 404, notFound, nil, `Could not find media with id: [` + other + `].`},
@@ -165,26 +166,26 @@ func TestMediaRejected(t *testing.T) {
 		{"STATUS of an unknown id", "GET", status("command=STATUS&media_id=42"), "oauth:author", payload{}, 404, notFound, nil, `"parameter":"media_id"`},
 		{"STATUS of another user's media", "GET", status("command=STATUS&media_id=" + finalized), "oauth:reader", payload{}, 404, notFound, nil, `Could not find media with media_id: [` + finalized + `].`},
 		{"STATUS before finalize", "GET", status("command=STATUS&media_id=" + small), "oauth:author", payload{}, 409, conflict, nil, "finalize it first"},
-		{"STATUS with a bearer token", "GET", status("command=STATUS&media_id=" + finalized), b.bearer, payload{}, 403, unsupAuth, nil, ""},
+		{"STATUS with a bearer token", "GET", status("command=STATUS&media_id=" + finalized), b.Bearer, payload{}, 403, unsupAuth, nil, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			before := b.mediaState(t)
-			r := b.call(t, tt.method, tt.path, tt.authz, tt.in.ctype, tt.in.body)
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d: %.1000s", r.status, tt.status, r.raw)
+			r := b.Call(t, tt.method, tt.path, tt.authz, tt.in.ctype, tt.in.body)
+			if r.Status != tt.status {
+				t.Fatalf("status %d, want %d: %.1000s", r.Status, tt.status, r.Raw)
 			}
-			if ct := r.header.Get("Content-Type"); ct != "application/problem+json" {
-				t.Fatalf("content type %q: %.1000s", ct, r.raw)
+			if ct := r.Header.Get("Content-Type"); ct != "application/problem+json" {
+				t.Fatalf("content type %q: %.1000s", ct, r.Raw)
 			}
-			if r.body["type"] != tt.typ || r.body["status"] != float64(tt.status) {
-				t.Fatalf("problem %.1000s; want type %s", r.raw, tt.typ)
+			if r.Body["type"] != tt.typ || r.Body["status"] != float64(tt.status) {
+				t.Fatalf("problem %.1000s; want type %s", r.Raw, tt.typ)
 			}
-			if got := paramNames(r.body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
-				t.Errorf("parameters %v, want %v: %.1000s", got, tt.params, r.raw)
+			if got := apitest.ParamNames(r.Body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
+				t.Errorf("parameters %v, want %v: %.1000s", got, tt.params, r.Raw)
 			}
-			if !strings.Contains(r.raw, tt.want) {
-				t.Errorf("answer %.1000s does not mention %q", r.raw, tt.want)
+			if !strings.Contains(r.Raw, tt.want) {
+				t.Errorf("answer %.1000s does not mention %q", r.Raw, tt.want)
 			}
 			if after := b.mediaState(t); after != before {
 				t.Errorf("a refused request stored something: %+v -> %+v", before, after)
@@ -193,7 +194,7 @@ func TestMediaRejected(t *testing.T) {
 	}
 	// The refused appends left the uploads as they were.
 	for _, id := range []string{upload, small} {
-		if segs, err := b.db.MediaSegments(ctx, mustID(t, id)); err != nil || len(segs) != 0 {
+		if segs, err := b.DB.MediaSegments(ctx, apitest.MustID(t, id)); err != nil || len(segs) != 0 {
 			t.Errorf("upload %s has segments %+v %v", id, segs, err)
 		}
 	}
@@ -223,11 +224,11 @@ func TestMediaAppendBase64(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := b.initMedia(t, "oauth:author", map[string]any{"media_type": "image/png", "total_bytes": len(data)})
 			r := b.send(t, mediaBase+"/"+id+"/append", "oauth:author", jsonPayload(map[string]any{"media": tt.encoded, "segment_index": 0}))
-			if r.status != tt.status {
-				t.Fatalf("append %q: %d %s", tt.encoded, r.status, r.raw)
+			if r.Status != tt.status {
+				t.Fatalf("append %q: %d %s", tt.encoded, r.Status, r.Raw)
 			}
 			if tt.status == 200 {
-				checkSegments(t, b, mustID(t, id), string(data), 1)
+				checkSegments(t, b, apitest.MustID(t, id), string(data), 1)
 			}
 		})
 	}

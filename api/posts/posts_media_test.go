@@ -1,4 +1,4 @@
-package api_test
+package posts_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
@@ -18,10 +19,10 @@ import (
 // author may post. A refused post stores nothing.
 func TestPostMedia(t *testing.T) {
 	t.Parallel()
-	b := setup(t, 100)
+	b := apitest.Setup(t, 100)
 	ctx := context.Background()
-	premium := b.addUser(t, "premium", storage.AccessReadWrite)
-	if err := b.db.SetUserFlag(ctx, premium.ID, "premium", true); err != nil {
+	premium := b.AddUser(t, "premium", storage.AccessReadWrite)
+	if err := b.DB.SetUserFlag(ctx, premium.ID, "premium", true); err != nil {
 		t.Fatal(err)
 	}
 	image := storage.MediaResult{Width: 100, Height: 100, OutputType: "image/jpeg"}
@@ -29,31 +30,31 @@ func TestPostMedia(t *testing.T) {
 		return storage.MediaResult{Width: 1280, Height: 720, DurationMS: int64(n) * 60_000, OutputType: "video/mp4"}
 	}
 	photo := func(owner storage.User, shared ...int64) string {
-		return fmt.Sprint(succeededMedia(t, b.db, owner, factory.MediaOpts{AdditionalOwners: shared}, image).ID)
+		return fmt.Sprint(apitest.SucceededMedia(t, b.DB, owner, factory.MediaOpts{AdditionalOwners: shared}, image).ID)
 	}
 	of := func(category string, r storage.MediaResult, owner storage.User, shared ...int64) string {
-		return fmt.Sprint(succeededMedia(t, b.db, owner, factory.MediaOpts{Category: category, AdditionalOwners: shared}, r).ID)
+		return fmt.Sprint(apitest.SucceededMedia(t, b.DB, owner, factory.MediaOpts{Category: category, AdditionalOwners: shared}, r).ID)
 	}
-	p1, p2, p3, p4, p5 := photo(b.author), photo(b.author), photo(b.author), photo(b.author), photo(b.author)
-	gif1, gif2 := of(storage.MediaTweetGIF, minutes(0), b.author), of(storage.MediaTweetGIF, minutes(0), b.author)
-	video := of(storage.MediaTweetVideo, minutes(10), b.author)
+	p1, p2, p3, p4, p5 := photo(b.Author), photo(b.Author), photo(b.Author), photo(b.Author), photo(b.Author)
+	gif1, gif2 := of(storage.MediaTweetGIF, minutes(0), b.Author), of(storage.MediaTweetGIF, minutes(0), b.Author)
+	video := of(storage.MediaTweetVideo, minutes(10), b.Author)
 	// 30 minutes: within a premium uploader's 125, over a default author's 20.
-	long := of(storage.MediaTweetVideo, minutes(30), premium, b.author.ID)
-	subtitles := of(storage.MediaSubtitles, storage.MediaResult{OutputType: "text/srt"}, b.author)
-	shared := photo(b.user, b.author.ID)
-	notMine := photo(b.user)
-	pending := fmt.Sprint(finalizedMedia(t, b.db, b.author, factory.MediaOpts{}, time.Now()).ID)
-	uploading := fmt.Sprint(factory.Media(t, b.db, &factory.MediaOpts{Owner: &b.author}).ID)
-	failed := finalizedMedia(t, b.db, b.author, factory.MediaOpts{}, time.Now())
-	if err := b.db.FailMedia(ctx, failed.ID, storage.MediaErrorInvalidMedia, "InvalidMedia", "not a PNG", time.Now()); err != nil {
+	long := of(storage.MediaTweetVideo, minutes(30), premium, b.Author.ID)
+	subtitles := of(storage.MediaSubtitles, storage.MediaResult{OutputType: "text/srt"}, b.Author)
+	shared := photo(b.User, b.Author.ID)
+	notMine := photo(b.User)
+	pending := fmt.Sprint(apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{}, time.Now()).ID)
+	uploading := fmt.Sprint(factory.Media(t, b.DB, &factory.MediaOpts{Owner: &b.Author}).ID)
+	failed := apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{}, time.Now())
+	if err := b.DB.FailMedia(ctx, failed.ID, storage.MediaErrorInvalidMedia, "InvalidMedia", "not a PNG", time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	expired := finalizedMedia(t, b.db, b.author, factory.MediaOpts{}, time.Now().Add(-storage.MediaUploadTTL-time.Hour))
-	if err := b.db.CompleteMedia(ctx, expired.ID, image, time.Now()); err != nil {
+	expired := apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{}, time.Now().Add(-storage.MediaUploadTTL-time.Hour))
+	if err := b.DB.CompleteMedia(ctx, expired.ID, image, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 
-	const invalid = problems + "invalid-request"
+	const invalid = apitest.Problems + "invalid-request"
 	withMedia := func(ids ...string) map[string]any {
 		return map[string]any{"text": "look", "media": map[string]any{"media_ids": ids}}
 	}
@@ -93,25 +94,25 @@ func TestPostMedia(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var before, after int
-			b.query(t, `SELECT count(*) FROM posts`, &before)
-			r := b.call(t, "POST", "/2/tweets", tt.authz, "application/json", jsonBody(tt.body))
-			if r.status != tt.status {
-				t.Fatalf("status %d, want %d: %s", r.status, tt.status, r.raw)
+			b.Query(t, `SELECT count(*) FROM posts`, &before)
+			r := b.Call(t, "POST", "/2/tweets", tt.authz, "application/json", apitest.JSONBody(tt.body))
+			if r.Status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tt.status, r.Raw)
 			}
-			b.query(t, `SELECT count(*) FROM posts`, &after)
+			b.Query(t, `SELECT count(*) FROM posts`, &after)
 			if tt.status != 201 {
-				if r.body["type"] != tt.typ || !strings.Contains(r.raw, tt.want) {
-					t.Errorf("problem %s; want type %s mentioning %q", r.raw, tt.typ, tt.want)
+				if r.Body["type"] != tt.typ || !strings.Contains(r.Raw, tt.want) {
+					t.Errorf("problem %s; want type %s mentioning %q", r.Raw, tt.typ, tt.want)
 				}
-				if got := paramNames(r.body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
-					t.Errorf("parameters %v, want %v: %s", got, tt.params, r.raw)
+				if got := apitest.ParamNames(r.Body); strings.Join(got, ",") != strings.Join(tt.params, ",") {
+					t.Errorf("parameters %v, want %v: %s", got, tt.params, r.Raw)
 				}
 				if after != before {
 					t.Errorf("a refused post was stored (%d posts, then %d)", before, after)
 				}
 				return
 			}
-			post, err := b.db.PostByID(ctx, mustID(t, r.body["data"].(map[string]any)["id"].(string)))
+			post, err := b.DB.PostByID(ctx, apitest.MustID(t, r.Body["data"].(map[string]any)["id"].(string)))
 			if err != nil {
 				t.Fatal(err)
 			}

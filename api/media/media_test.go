@@ -1,4 +1,4 @@
-package api_test
+package media_test
 
 import (
 	"bytes"
@@ -20,21 +20,28 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
-	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
-	"github.com/aviary-dev/aviary/storage/postgres"
-	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 const mediaBase = "/2/media/upload"
+
+// bundle is the API under test (apitest.Bundle) with the media upload tests'
+// helpers.
+type bundle struct{ *apitest.Bundle }
+
+// setup starts a bundle as apitest.Setup does.
+func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
+	t.Helper()
+	return &bundle{apitest.Setup(t, rateScale, opts...)}
+}
 
 // payload is a request body with its content type.
 type payload struct {
@@ -42,7 +49,7 @@ type payload struct {
 	body  []byte
 }
 
-func jsonPayload(v any) payload { return payload{"application/json", jsonBody(v)} }
+func jsonPayload(v any) payload { return payload{"application/json", apitest.JSONBody(v)} }
 
 // appendJSON is an append's JSON body.
 func appendJSON(index int, data []byte) payload {
@@ -83,19 +90,19 @@ func form(fields ...formField) payload {
 }
 
 // send posts p to path as authz.
-func (b *bundle) send(t testing.TB, path, authz string, p payload) reply {
+func (b *bundle) send(t testing.TB, path, authz string, p payload) apitest.Reply {
 	t.Helper()
-	return b.call(t, "POST", path, authz, p.ctype, p.body)
+	return b.Call(t, "POST", path, authz, p.ctype, p.body)
 }
 
 // initMedia initializes an upload as authz and returns its id.
 func (b *bundle) initMedia(t testing.TB, authz string, req map[string]any) string {
 	t.Helper()
 	r := b.send(t, mediaBase+"/initialize", authz, jsonPayload(req))
-	if r.status != 200 {
-		t.Fatalf("initialize %v: %d %s", req, r.status, r.raw)
+	if r.Status != 200 {
+		t.Fatalf("initialize %v: %d %s", req, r.Status, r.Raw)
 	}
-	return r.body["data"].(map[string]any)["id"].(string)
+	return r.Body["data"].(map[string]any)["id"].(string)
 }
 
 // completeUpload initializes a photo upload of data as authz and appends
@@ -103,17 +110,8 @@ func (b *bundle) initMedia(t testing.TB, authz string, req map[string]any) strin
 func (b *bundle) completeUpload(t testing.TB, authz string, data []byte) string {
 	t.Helper()
 	id := b.initMedia(t, authz, map[string]any{"media_type": "image/png", "total_bytes": len(data)})
-	if r := b.send(t, mediaBase+"/"+id+"/append", authz, appendJSON(0, data)); r.status != 200 {
-		t.Fatalf("append: %d %s", r.status, r.raw)
-	}
-	return id
-}
-
-func mustID(t testing.TB, s string) int64 {
-	t.Helper()
-	id, ok := validation.ParseID(s)
-	if !ok {
-		t.Fatalf("not an id: %q", s)
+	if r := b.send(t, mediaBase+"/"+id+"/append", authz, appendJSON(0, data)); r.Status != 200 {
+		t.Fatalf("append: %d %s", r.Status, r.Raw)
 	}
 	return id
 }
@@ -125,27 +123,9 @@ type mediaState struct{ media, segments, objects int }
 func (b *bundle) mediaState(t testing.TB) mediaState {
 	t.Helper()
 	var s mediaState
-	b.query(t, `SELECT (SELECT count(*) FROM media), (SELECT count(*) FROM media_segments)`, &s.media, &s.segments)
+	b.Query(t, `SELECT (SELECT count(*) FROM media), (SELECT count(*) FROM media_segments)`, &s.media, &s.segments)
 	s.objects = len(b.segmentObjects(t))
 	return s
-}
-
-// query scans one row of sql on a connection of its own.
-func (b *bundle) query(t testing.TB, sql string, dest ...any) {
-	t.Helper()
-	dbURL, ok := storagetest.DatabaseURL(b.db)
-	if !ok {
-		t.Fatal("the bundle's database URL is unknown")
-	}
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, dbURL)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, sql).Scan(dest...); err != nil {
-		t.Fatalf("%s: %v", sql, err)
-	}
 }
 
 // segmentObjects lists the files of segment objects in the local blob
@@ -153,7 +133,7 @@ func (b *bundle) query(t testing.TB, sql string, dest ...any) {
 func (b *bundle) segmentObjects(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	root := filepath.Join(b.blobDir, "objects", "media.d")
+	root := filepath.Join(b.BlobDir, "objects", "media.d")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
@@ -172,7 +152,7 @@ func (b *bundle) segmentObjects(t testing.TB) []string {
 // blobBytes reads one object of the bundle's blob store.
 func (b *bundle) blobBytes(t testing.TB, key string) []byte {
 	t.Helper()
-	store, err := local.New(local.Options{Dir: b.blobDir, BaseURL: "http://blobs.invalid"})
+	store, err := local.New(local.Options{Dir: b.BlobDir, BaseURL: "http://blobs.invalid"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,48 +217,48 @@ func TestMediaUpload(t *testing.T) {
 	for _, enc := range encodings {
 		t.Run(enc.name, func(t *testing.T) {
 			id := b.initMedia(t, "oauth:author", map[string]any{"media_type": "video/mp4", "total_bytes": 10})
-			mid := mustID(t, id)
-			appendTo := func(index int, data string) reply {
+			mid := apitest.MustID(t, id)
+			appendTo := func(index int, data string) apitest.Reply {
 				t.Helper()
 				r := b.send(t, mediaBase+"/"+id+"/append", "oauth:author", enc.body(index, []byte(data)))
-				if r.status != 200 {
-					t.Fatalf("append %d: %d %s", index, r.status, r.raw)
+				if r.Status != 200 {
+					t.Fatalf("append %d: %d %s", index, r.Status, r.Raw)
 				}
 				return r
 			}
 			first := appendTo(2, "hij")
 			appendTo(0, "abcd")
 			appendTo(1, "WRONG")
-			stored, err := b.db.Media(t.Context(), mid)
+			stored, err := b.DB.Media(t.Context(), mid)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := first.body["data"].(map[string]any)["expires_at"]; got != float64(stored.ExpiresAt.Unix()) {
+			if got := first.Body["data"].(map[string]any)["expires_at"]; got != float64(stored.ExpiresAt.Unix()) {
 				t.Errorf("expires_at %v, want %d", got, stored.ExpiresAt.Unix())
 			}
 			// The wrong copy of segment 1 counts until it is replaced.
-			early := b.call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
-			if early.status != 400 || !strings.Contains(early.raw, "received 12 bytes, but total_bytes is 10") {
-				t.Fatalf("finalize with the wrong copy: %d %s", early.status, early.raw)
+			early := b.Call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
+			if early.Status != 400 || !strings.Contains(early.Raw, "received 12 bytes, but total_bytes is 10") {
+				t.Fatalf("finalize with the wrong copy: %d %s", early.Status, early.Raw)
 			}
 			appendTo(1, "efg")
 
-			fin := b.call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
-			if fin.status != 200 {
-				t.Fatalf("finalize: %d %s", fin.status, fin.raw)
+			fin := b.Call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
+			if fin.Status != 200 {
+				t.Fatalf("finalize: %d %s", fin.Status, fin.Raw)
 			}
-			data := fin.body["data"].(map[string]any)
+			data := fin.Body["data"].(map[string]any)
 			if data["id"] != id || data["media_key"] != "7_"+id || data["size"] != float64(10) {
-				t.Errorf("finalize answer %s", fin.raw)
+				t.Errorf("finalize answer %s", fin.Raw)
 			}
 			if secs := data["expires_after_secs"].(float64); secs < 86390 || secs > 86400 {
 				t.Errorf("expires_after_secs %v", secs)
 			}
-			if got := canonicalJSON(t, string(jsonBody(data["processing_info"]))); got != `{"check_after_secs":1,"state":"pending"}` {
+			if got := apitest.CanonicalJSON(t, string(apitest.JSONBody(data["processing_info"]))); got != `{"check_after_secs":1,"state":"pending"}` {
 				t.Errorf("processing_info %s", got)
 			}
 			checkSegments(t, b, mid, "abcdefghij", 4)
-			if m, err := b.db.Media(t.Context(), mid); err != nil || m.State != storage.MediaPending {
+			if m, err := b.DB.Media(t.Context(), mid); err != nil || m.State != storage.MediaPending {
 				t.Errorf("media after finalize: %+v %v", m, err)
 			}
 			if ids := queue.enqueued(t); len(ids) == 0 || ids[len(ids)-1] != mid {
@@ -287,12 +267,12 @@ func TestMediaUpload(t *testing.T) {
 
 			before := b.mediaState(t)
 			late := b.send(t, mediaBase+"/"+id+"/append", "oauth:author", enc.body(3, []byte("k")))
-			if late.status != 409 || late.body["type"] != problems+"conflict" || !strings.Contains(late.raw, "already finalized") {
-				t.Errorf("append after finalize: %d %s", late.status, late.raw)
+			if late.Status != 409 || late.Body["type"] != apitest.Problems+"conflict" || !strings.Contains(late.Raw, "already finalized") {
+				t.Errorf("append after finalize: %d %s", late.Status, late.Raw)
 			}
-			again := b.call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
-			if again.status != 409 || !strings.Contains(again.raw, "already finalized") {
-				t.Errorf("second finalize: %d %s", again.status, again.raw)
+			again := b.Call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil)
+			if again.Status != 409 || !strings.Contains(again.Raw, "already finalized") {
+				t.Errorf("second finalize: %d %s", again.Status, again.Raw)
 			}
 			if after := b.mediaState(t); after != before {
 				t.Errorf("refused requests stored something: %+v -> %+v", before, after)
@@ -305,7 +285,7 @@ func TestMediaUpload(t *testing.T) {
 // newest copy of each index, in order, holding want.
 func checkSegments(t *testing.T, b *bundle, id int64, want string, copies int) {
 	t.Helper()
-	segs, err := b.db.MediaSegments(t.Context(), id)
+	segs, err := b.DB.MediaSegments(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,8 +334,8 @@ func TestMediaFinalizeBodies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			id := b.completeUpload(t, "oauth:author", []byte("png!"))
 			r := b.send(t, mediaBase+"/"+id+"/finalize", "oauth:author", tt.in)
-			if r.status != 200 || r.body["data"].(map[string]any)["id"] != id {
-				t.Fatalf("finalize: %d %s", r.status, r.raw)
+			if r.Status != 200 || r.Body["data"].(map[string]any)["id"] != id {
+				t.Fatalf("finalize: %d %s", r.Status, r.Raw)
 			}
 		})
 	}
@@ -368,7 +348,7 @@ func TestMediaFinalizeEnqueueFailure(t *testing.T) {
 	t.Parallel()
 	const warning = "enqueue finalized media; the sweeper will enqueue it"
 	queue := &taskRecorder{}
-	logs := &logRecorder{}
+	logs := &apitest.LogRecorder{}
 	b := setup(t, 100, func(d *api.Deps) {
 		d.Modules.Media.Queue = queue
 		d.Modules.Media.Logger = slog.New(logs)
@@ -388,60 +368,17 @@ func TestMediaFinalizeEnqueueFailure(t *testing.T) {
 			queue.err = tt.err
 			queue.mu.Unlock()
 			id := b.completeUpload(t, "oauth:author", []byte("png!"))
-			if r := b.call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil); r.status != 200 {
-				t.Fatalf("finalize: %d %s", r.status, r.raw)
+			if r := b.Call(t, "POST", mediaBase+"/"+id+"/finalize", "oauth:author", "", nil); r.Status != 200 {
+				t.Fatalf("finalize: %d %s", r.Status, r.Raw)
 			}
-			if m, err := b.db.Media(t.Context(), mustID(t, id)); err != nil || m.State != storage.MediaPending {
+			if m, err := b.DB.Media(t.Context(), apitest.MustID(t, id)); err != nil || m.State != storage.MediaPending {
 				t.Errorf("media %+v %v, want pending", m, err)
 			}
-			if got := logs.count(warning, slog.LevelWarn); got != tt.warnings {
+			if got := logs.Count(warning, slog.LevelWarn); got != tt.warnings {
 				t.Errorf("%d enqueue warnings logged, want %d", got, tt.warnings)
 			}
 		})
 	}
-}
-
-// finalizedMedia records an upload of owner (factory.Media with opts, 10
-// bytes unless set), one complete segment, and finalizes it at at.
-func finalizedMedia(t testing.TB, db *postgres.DB, owner storage.User, opts factory.MediaOpts, at time.Time) storage.Media {
-	t.Helper()
-	opts.Owner = &owner
-	if opts.TotalBytes == 0 {
-		opts.TotalBytes = 10
-	}
-	if opts.ExpiresAt.IsZero() {
-		opts.ExpiresAt = at.Add(time.Hour)
-	}
-	m := factory.Media(t, db, &opts)
-	ctx := context.Background()
-	seg := storage.MediaSegment{MediaID: m.ID, Index: 0, Key: storage.MediaSegmentKey(m.ID, "fixture"), Size: m.TotalBytes}
-	if _, err := db.AddMediaSegment(ctx, seg, at); err != nil {
-		t.Fatalf("add segment: %v", err)
-	}
-	m, err := db.FinalizeMedia(ctx, m.ID, at)
-	if err != nil {
-		t.Fatalf("finalize: %v", err)
-	}
-	return m
-}
-
-// succeededMedia is finalizedMedia processed with result r.
-func succeededMedia(t testing.TB, db *postgres.DB, owner storage.User, opts factory.MediaOpts, r storage.MediaResult) storage.Media {
-	t.Helper()
-	now := time.Now()
-	m := finalizedMedia(t, db, owner, opts, now)
-	ctx := context.Background()
-	if _, err := db.StartMediaProcessing(ctx, m.ID, now); err != nil {
-		t.Fatal(err)
-	}
-	if err := db.CompleteMedia(ctx, m.ID, r, now); err != nil {
-		t.Fatal(err)
-	}
-	m, err := db.Media(ctx, m.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
 }
 
 // TestMediaStatus renders STATUS for every processing state: check_after
@@ -452,10 +389,10 @@ func TestMediaStatus(t *testing.T) {
 	b := setup(t, 100)
 	ctx := context.Background()
 	start := func(m storage.Media, percent int) {
-		if _, err := b.db.StartMediaProcessing(ctx, m.ID, time.Now()); err != nil {
+		if _, err := b.DB.StartMediaProcessing(ctx, m.ID, time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if err := b.db.SetMediaProgress(ctx, m.ID, percent); err != nil {
+		if err := b.DB.SetMediaProgress(ctx, m.ID, percent); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -468,29 +405,29 @@ func TestMediaStatus(t *testing.T) {
 		image, videoObj string
 	}{
 		{"pending", func() storage.Media {
-			return finalizedMedia(t, b.db, b.author, factory.MediaOpts{}, time.Now())
+			return apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{}, time.Now())
 		}, `{"check_after_secs":1,"state":"pending"}`, "null", "null"},
 		{"in progress", func() storage.Media {
-			m := finalizedMedia(t, b.db, b.author, factory.MediaOpts{Category: storage.MediaTweetVideo}, time.Now())
+			m := apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{Category: storage.MediaTweetVideo}, time.Now())
 			start(m, 40)
 			return m
 		}, `{"check_after_secs":1,"progress_percent":40,"state":"in_progress"}`, "null", "null"},
 		{"photo succeeded", func() storage.Media {
-			return succeededMedia(t, b.db, b.author, factory.MediaOpts{MediaType: "image/png"}, photo)
+			return apitest.SucceededMedia(t, b.DB, b.Author, factory.MediaOpts{MediaType: "image/png"}, photo)
 		}, `{"progress_percent":100,"state":"succeeded"}`, `{"h":480,"image_type":"image/jpeg","w":640}`, "null"},
 		{"video succeeded", func() storage.Media {
-			return succeededMedia(t, b.db, b.author, factory.MediaOpts{Category: storage.MediaTweetVideo}, video)
+			return apitest.SucceededMedia(t, b.DB, b.Author, factory.MediaOpts{Category: storage.MediaTweetVideo}, video)
 		}, `{"progress_percent":100,"state":"succeeded"}`, "null", `{"video_type":"video/mp4"}`},
 		{"animated GIF succeeded", func() storage.Media {
-			return succeededMedia(t, b.db, b.author, factory.MediaOpts{Category: storage.MediaTweetGIF}, video)
+			return apitest.SucceededMedia(t, b.DB, b.Author, factory.MediaOpts{Category: storage.MediaTweetGIF}, video)
 		}, `{"progress_percent":100,"state":"succeeded"}`, "null", `{"video_type":"video/mp4"}`},
 		{"subtitles succeeded", func() storage.Media {
-			return succeededMedia(t, b.db, b.author, factory.MediaOpts{Category: storage.MediaSubtitles}, storage.MediaResult{OutputType: "text/srt"})
+			return apitest.SucceededMedia(t, b.DB, b.Author, factory.MediaOpts{Category: storage.MediaSubtitles}, storage.MediaResult{OutputType: "text/srt"})
 		}, `{"progress_percent":100,"state":"succeeded"}`, "null", "null"},
 		{"failed", func() storage.Media {
-			m := finalizedMedia(t, b.db, b.author, factory.MediaOpts{}, time.Now())
+			m := apitest.FinalizedMedia(t, b.DB, b.Author, factory.MediaOpts{}, time.Now())
 			start(m, 10)
-			if err := b.db.FailMedia(ctx, m.ID, storage.MediaErrorInvalidMedia, "InvalidMedia", "The bytes are not a PNG image.", time.Now()); err != nil {
+			if err := b.DB.FailMedia(ctx, m.ID, storage.MediaErrorInvalidMedia, "InvalidMedia", "The bytes are not a PNG image.", time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			return m
@@ -500,25 +437,25 @@ func TestMediaStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := tt.media()
 			id := strconv.FormatInt(m.ID, 10)
-			r := b.call(t, "GET", mediaBase+"?command=STATUS&media_id="+id, "oauth:author", "", nil)
-			if r.status != 200 {
-				t.Fatalf("STATUS: %d %s", r.status, r.raw)
+			r := b.Call(t, "GET", mediaBase+"?command=STATUS&media_id="+id, "oauth:author", "", nil)
+			if r.Status != 200 {
+				t.Fatalf("STATUS: %d %s", r.Status, r.Raw)
 			}
-			data := r.body["data"].(map[string]any)
+			data := r.Body["data"].(map[string]any)
 			if data["id"] != id || data["media_key"] != m.Key || data["size"] != float64(m.TotalBytes) {
-				t.Errorf("STATUS %s", r.raw)
+				t.Errorf("STATUS %s", r.Raw)
 			}
 			if secs, _ := data["expires_after_secs"].(float64); secs < 86390 || secs > 86400 {
 				t.Errorf("expires_after_secs %v, want about a day (from finalize)", data["expires_after_secs"])
 			}
 			for name, want := range map[string]string{"processing_info": tt.processing, "image": tt.image, "video": tt.videoObj} {
-				if got := canonicalJSON(t, string(jsonBody(data[name]))); got != want {
+				if got := apitest.CanonicalJSON(t, string(apitest.JSONBody(data[name]))); got != want {
 					t.Errorf("%s %s, want %s", name, got, want)
 				}
 			}
 			// Without command, as the OpenAPI description allows.
-			if r := b.call(t, "GET", mediaBase+"?media_id="+id, "oauth:author", "", nil); r.status != 200 {
-				t.Errorf("STATUS without command: %d %s", r.status, r.raw)
+			if r := b.Call(t, "GET", mediaBase+"?media_id="+id, "oauth:author", "", nil); r.Status != 200 {
+				t.Errorf("STATUS without command: %d %s", r.Status, r.Raw)
 			}
 		})
 	}
@@ -571,12 +508,12 @@ func TestMediaAppendStreams(t *testing.T) {
 
 	pr, pw := io.Pipe()
 	defer pw.CloseWithError(errors.New("the test ended")) // unblocks the server on a failure
-	req, err := http.NewRequest("POST", b.srv.URL+mediaBase+"/"+id+"/append", pr)
+	req, err := http.NewRequest("POST", b.Srv.URL+mediaBase+"/"+id+"/append", pr)
 	if err != nil {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", full.ctype)
-	if err := auth.SignRequest(req, "", b.app.ConsumerKey, b.app.ConsumerSecret, b.authorToken.Token, b.authorToken.Secret, time.Now(), ""); err != nil {
+	if err := auth.SignRequest(req, "", b.App.ConsumerKey, b.App.ConsumerSecret, b.AuthorToken.Token, b.AuthorToken.Secret, time.Now(), ""); err != nil {
 		t.Fatal(err)
 	}
 	answer := make(chan int, 1)
@@ -609,5 +546,5 @@ func TestMediaAppendStreams(t *testing.T) {
 	if len(watched.sizes) != 1 || watched.sizes[0] != -1 {
 		t.Errorf("Put sizes %v, want one streamed Put (-1)", watched.sizes)
 	}
-	checkSegments(t, b, mustID(t, id), strings.Repeat("s", size), 1)
+	checkSegments(t, b, apitest.MustID(t, id), strings.Repeat("s", size), 1)
 }

@@ -1,4 +1,4 @@
-package api_test
+package search_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/domain/searchquery"
 	"github.com/aviary-dev/aviary/storage"
@@ -27,22 +28,22 @@ import (
 func BenchmarkSearchAPI(b *testing.B) {
 	n := corpus.Size(b)
 	ctx := context.Background()
-	bb := setup(b, 1e6)
-	pool := storagetest.BarePool(b, bb.dbURL) // Aviary's session settings: JIT off
+	bb := apitest.Setup(b, 1e6)
+	pool := storagetest.BarePool(b, bb.DBURL) // Aviary's session settings: JIT off
 	start := time.Now()
 	c := corpus.Load(b, pool, n, time.Now().UTC().Truncate(time.Second))
 	b.Logf("loaded %d posts in %s", n, time.Since(start).Round(time.Second))
 	// The API as cmd/aviary runs it: credentials through the in-process
 	// cache, request lines through the production log handler.
 	rc, prefix := storagetest.RedisPrefix(b)
-	srv, _ := cachedReplica(b, bb.db, rc, prefix, prefix+"auth-invalidate")
+	srv, _ := apitest.CachedReplica(b, bb.DB, rc, prefix, prefix+"auth-invalidate")
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}}
 	get := func(path string) error {
 		req, err := http.NewRequest("GET", srv.URL+path, nil)
 		if err != nil {
 			return err
 		}
-		req.Header.Set("Authorization", bb.bearer)
+		req.Header.Set("Authorization", bb.Bearer)
 		resp, err := client.Do(req)
 		if err != nil {
 			return err
@@ -86,7 +87,7 @@ func BenchmarkSearchAPI(b *testing.B) {
 // benchStatement compiles what the API runs for query: the 7 days up to
 // search.Settle before now, as a request without start_time and end_time
 // covers.
-func benchStatement(ctx context.Context, bb *bundle, kind, query string) (string, []any, error) {
+func benchStatement(ctx context.Context, bb *apitest.Bundle, kind, query string) (string, []any, error) {
 	q, err := searchquery.Parse(query)
 	if err != nil {
 		return "", nil, err
@@ -94,7 +95,7 @@ func benchStatement(ctx context.Context, bb *bundle, kind, query string) (string
 	end := time.Now().UTC().Add(-search.Settle)
 	start := end.Add(-7 * 24 * time.Hour)
 	if kind == "search" {
-		return bb.db.SearchPostsSQL(ctx, storage.PostSearch{Query: q, Start: start, End: end, Limit: 100, SortOrder: storage.SortRecency})
+		return bb.DB.SearchPostsSQL(ctx, storage.PostSearch{Query: q, Start: start, End: end, Limit: 100, SortOrder: storage.SortRecency})
 	}
-	return bb.db.CountPostsSQL(ctx, storage.PostCount{Query: q, Start: start, End: end, Granularity: storage.GranularityHour})
+	return bb.DB.CountPostsSQL(ctx, storage.PostCount{Query: q, Start: start, End: end, Granularity: storage.GranularityHour})
 }

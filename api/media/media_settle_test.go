@@ -1,4 +1,4 @@
-package api_test
+package media_test
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -68,23 +69,21 @@ func withImageWorker(w *imageWorker, wait time.Duration) func(*api.Deps) {
 // OpenAPI description.
 func TestImageUsableAtFinalize(t *testing.T) {
 	t.Parallel()
-	router := optionalOpenAPI(t)
+	router := apitest.OptionalOpenAPI(t)
 	worker := &imageWorker{result: storage.MediaResult{Width: 64, Height: 48, OutputType: "image/png"}}
 	b := setup(t, 100, withImageWorker(worker, 5*time.Second))
-	worker.db = b.db
+	worker.db = b.DB
 	png := base64.StdEncoding.EncodeToString([]byte("\x89PNG\r\n\x1a\n fixture bytes"))
 
-	check := func(t *testing.T, method, path string, r reply, status int) map[string]any {
+	check := func(t *testing.T, method, path string, r apitest.Reply, status int) map[string]any {
 		t.Helper()
-		if r.status != status {
-			t.Fatalf("%s %s: %d %s, want %d", method, path, r.status, r.raw, status)
+		if r.Status != status {
+			t.Fatalf("%s %s: %d %s, want %d", method, path, r.Status, r.Raw, status)
 		}
-		if router != nil { // nil: no description on this clone (logged)
-			if err := validateResponse(t.Context(), router, method, path, r); err != nil {
-				t.Errorf("%s %s does not match the OpenAPI description: %v\n%s", method, path, err, r.raw)
-			}
+		if err := apitest.ValidateResponse(t.Context(), router, method, path, r); err != nil {
+			t.Errorf("%s %s does not match the OpenAPI description: %v\n%s", method, path, err, r.Raw)
 		}
-		data, _ := r.body["data"].(map[string]any)
+		data, _ := r.Body["data"].(map[string]any)
 		return data
 	}
 	wantUsable := func(t *testing.T, data map[string]any) {
@@ -94,23 +93,23 @@ func TestImageUsableAtFinalize(t *testing.T) {
 			t.Fatalf("answer %v, want no processing_info and image {64, 48, image/png}", data)
 		}
 		body := fmt.Appendf(nil, `{"text":"at once","media":{"media_ids":[%q]}}`, data["id"])
-		check(t, "POST", "/2/tweets", b.call(t, "POST", "/2/tweets", "oauth:author", "application/json", body), 201)
+		check(t, "POST", "/2/tweets", b.Call(t, "POST", "/2/tweets", "oauth:author", "application/json", body), 201)
 	}
 
 	t.Run("chunked", func(t *testing.T) {
-		id := b.call(t, "POST", "/2/media/upload/initialize", "oauth:author", "application/json",
-			fmt.Appendf(nil, `{"media_type":"image/png","total_bytes":%d}`, base64.StdEncoding.DecodedLen(len(png))-strings.Count(png, "="))).body["data"].(map[string]any)["id"].(string)
-		r := b.call(t, "POST", "/2/media/upload/"+id+"/append", "oauth:author", "application/json",
+		id := b.Call(t, "POST", "/2/media/upload/initialize", "oauth:author", "application/json",
+			fmt.Appendf(nil, `{"media_type":"image/png","total_bytes":%d}`, base64.StdEncoding.DecodedLen(len(png))-strings.Count(png, "="))).Body["data"].(map[string]any)["id"].(string)
+		r := b.Call(t, "POST", "/2/media/upload/"+id+"/append", "oauth:author", "application/json",
 			fmt.Appendf(nil, `{"media":%q,"segment_index":0}`, png))
-		if r.status != 200 {
-			t.Fatalf("append: %d %s", r.status, r.raw)
+		if r.Status != 200 {
+			t.Fatalf("append: %d %s", r.Status, r.Raw)
 		}
 		path := "/2/media/upload/" + id + "/finalize"
-		wantUsable(t, check(t, "POST", path, b.call(t, "POST", path, "oauth:author", "", nil), 200))
+		wantUsable(t, check(t, "POST", path, b.Call(t, "POST", path, "oauth:author", "", nil), 200))
 	})
 	t.Run("one-shot JSON", func(t *testing.T) {
 		body := fmt.Appendf(nil, `{"media":%q,"media_category":"tweet_image"}`, png)
-		wantUsable(t, check(t, "POST", "/2/media/upload", b.call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body), 200))
+		wantUsable(t, check(t, "POST", "/2/media/upload", b.Call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body), 200))
 	})
 	t.Run("one-shot multipart", func(t *testing.T) {
 		var buf bytes.Buffer
@@ -120,29 +119,29 @@ func TestImageUsableAtFinalize(t *testing.T) {
 		raw, _ := base64.StdEncoding.DecodeString(png)
 		_, _ = fw.Write(raw)
 		_ = mw.Close()
-		r := b.call(t, "POST", "/2/media/upload", "oauth:author", mw.FormDataContentType(), buf.Bytes())
+		r := b.Call(t, "POST", "/2/media/upload", "oauth:author", mw.FormDataContentType(), buf.Bytes())
 		data := check(t, "POST", "/2/media/upload", r, 200)
-		if m := mediaOf(t, b.db, data["id"]); m.Category != storage.MediaDMImage || m.MediaType != "image/png" || m.TotalBytes != int64(len(raw)) {
+		if m := mediaOf(t, b.DB, data["id"]); m.Category != storage.MediaDMImage || m.MediaType != "image/png" || m.TotalBytes != int64(len(raw)) {
 			t.Errorf("one-shot record %s %s %d", m.Category, m.MediaType, m.TotalBytes)
 		}
 	})
 
 	failing := &imageWorker{message: "The file is not a PNG image (media_type image/png)."}
 	bf := setup(t, 100, withImageWorker(failing, 5*time.Second))
-	failing.db = bf.db
+	failing.db = bf.DB
 	t.Run("failed image", func(t *testing.T) {
 		body := fmt.Appendf(nil, `{"media":%q,"media_category":"tweet_image"}`, png)
-		r := bf.call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body)
+		r := bf.Call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body)
 		check(t, "POST", "/2/media/upload", r, 400)
-		if !strings.Contains(r.raw, "not a PNG image") {
-			t.Errorf("answer %s, want the processing error", r.raw)
+		if !strings.Contains(r.Raw, "not a PNG image") {
+			t.Errorf("answer %s, want the processing error", r.Raw)
 		}
 	})
 
 	bn := setup(t, 100, withImageWorker(&imageWorker{}, 100*time.Millisecond)) // no worker answers
 	t.Run("no worker in time", func(t *testing.T) {
 		body := fmt.Appendf(nil, `{"media":%q,"media_category":"tweet_image"}`, png)
-		data := check(t, "POST", "/2/media/upload", bn.call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body), 200)
+		data := check(t, "POST", "/2/media/upload", bn.Call(t, "POST", "/2/media/upload", "oauth:author", "application/json", body), 200)
 		info, _ := data["processing_info"].(map[string]any)
 		if info["state"] != "pending" || info["check_after_secs"] != float64(1) {
 			t.Errorf("answer %v, want processing_info pending, check_after_secs 1", data)

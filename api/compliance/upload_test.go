@@ -1,4 +1,4 @@
-package api_test
+package compliance_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/validation"
 )
@@ -51,22 +52,32 @@ func (u uploadReply) want(t *testing.T, status int, detail string) {
 	}
 }
 
+// bundle is the API under test (apitest.Bundle) with the compliance upload tests'
+// helpers.
+type bundle struct{ *apitest.Bundle }
+
+// setup starts a bundle as apitest.Setup does.
+func setup(t testing.TB, rateScale float64, opts ...func(*api.Deps)) *bundle {
+	t.Helper()
+	return &bundle{apitest.Setup(t, rateScale, opts...)}
+}
+
 // newUploadJob creates a job as the first app and returns its id and
 // upload URL.
 func (b *bundle) newUploadJob(t *testing.T, typ string) (string, string) {
 	t.Helper()
-	r := b.call(t, "POST", "/2/compliance/jobs", b.bearer, "application/json", jsonBody(map[string]any{"type": typ}))
-	if r.status != http.StatusOK {
-		t.Fatalf("create job: %d %s", r.status, r.raw)
+	r := b.Call(t, "POST", "/2/compliance/jobs", b.Bearer, "application/json", apitest.JSONBody(map[string]any{"type": typ}))
+	if r.Status != http.StatusOK {
+		t.Fatalf("create job: %d %s", r.Status, r.Raw)
 	}
-	data := r.body["data"].(map[string]any)
+	data := r.Body["data"].(map[string]any)
 	return data["id"].(string), data["upload_url"].(string)
 }
 
 func (b *bundle) uploadedBytes(t *testing.T, id string) (int64, bool) {
 	t.Helper()
 	n, _ := validation.ParseID(id)
-	j, err := b.db.ComplianceJob(context.Background(), n)
+	j, err := b.DB.ComplianceJob(context.Background(), n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +91,7 @@ func (b *bundle) uploadedBytes(t *testing.T, id string) (int64, bool) {
 func TestComplianceUploadGateway(t *testing.T) {
 	b := setup(t, 1)
 	id, uploadURL := b.newUploadJob(t, "tweets")
-	if want := b.srv.URL + "/2/compliance/jobs/" + id + "/upload?"; !strings.HasPrefix(uploadURL, want) {
+	if want := b.Srv.URL + "/2/compliance/jobs/" + id + "/upload?"; !strings.HasPrefix(uploadURL, want) {
 		t.Fatalf("upload_url %s, want it under %s", uploadURL, want)
 	}
 	otherID, otherURL := b.newUploadJob(t, "users")
@@ -104,8 +115,8 @@ func TestComplianceUploadGateway(t *testing.T) {
 	put(t, forged(blob.ParamMethod, "GET"), strings.NewReader("1\n"), 2, "").want(t, http.StatusForbidden, "method")
 	put(t, borrowed, strings.NewReader("1\n"), 2, "").want(t, http.StatusForbidden, "signature")
 	put(t, uploadURL+"&extra=1", strings.NewReader("1\n"), 2, "").want(t, http.StatusBadRequest, "extra")
-	if r := b.call(t, "GET", strings.TrimPrefix(uploadURL, b.srv.URL), "", "", nil); r.status != http.StatusMethodNotAllowed {
-		t.Errorf("GET of the upload URL: %d, want 405", r.status)
+	if r := b.Call(t, "GET", strings.TrimPrefix(uploadURL, b.Srv.URL), "", "", nil); r.Status != http.StatusMethodNotAllowed {
+		t.Errorf("GET of the upload URL: %d, want 405", r.Status)
 	}
 	if _, up := b.uploadedBytes(t, id); up {
 		t.Fatal("a refused PUT recorded an upload")
@@ -123,9 +134,9 @@ func TestComplianceUploadGateway(t *testing.T) {
 // TestComplianceUploadExpired: an upload URL past its expiry is refused.
 func TestComplianceUploadExpired(t *testing.T) {
 	b := setup(t, 1)
-	b.api.Modules.Compliance.Clock = func() time.Time { return time.Now().Add(-time.Hour) } // created an hour ago
+	b.API.Modules.Compliance.Clock = func() time.Time { return time.Now().Add(-time.Hour) } // created an hour ago
 	_, uploadURL := b.newUploadJob(t, "tweets")
-	b.api.Modules.Compliance.Clock = time.Now
+	b.API.Modules.Compliance.Clock = time.Now
 	put(t, uploadURL, strings.NewReader("1\n"), 2, "").want(t, http.StatusForbidden, "expired")
 }
 
@@ -153,7 +164,7 @@ func TestComplianceUploadConcurrent(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for { // the first PUT holds the claim once it streams
 		n, _ := validation.ParseID(id)
-		j, err := b.db.ComplianceJob(context.Background(), n)
+		j, err := b.DB.ComplianceJob(context.Background(), n)
 		if err != nil {
 			t.Fatal(err)
 		}
