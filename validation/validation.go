@@ -179,8 +179,40 @@ func PathIDError(param, value string) FieldError {
 }
 
 func idError(param, noun, value string) FieldError {
+	return patternError(param, noun, value, IDPattern)
+}
+
+// UsernamePattern is the platform's username rule.
+const UsernamePattern = `^[A-Za-z0-9_]{1,15}$`
+
+// ValidUsername reports whether s matches UsernamePattern.
+func ValidUsername(s string) bool {
+	if len(s) == 0 || len(s) > 15 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// UsernameError describes a malformed username query parameter in the
+// platform's words.
+func UsernameError(param, value string) FieldError {
+	return patternError(param, "query parameter", value, UsernamePattern)
+}
+
+// PathUsernameError is UsernameError for a path segment
+// (/2/users/by/username/{username}).
+func PathUsernameError(param, value string) FieldError {
+	return patternError(param, "path parameter", value, UsernamePattern)
+}
+
+func patternError(param, noun, value, pattern string) FieldError {
 	return FieldError{Field: param, Values: []string{value},
-		Message: fmt.Sprintf("The `%s` %s value [%s] does not match %s", param, noun, value, IDPattern)}
+		Message: fmt.Sprintf("The `%s` %s value [%s] does not match %s", param, noun, value, pattern)}
 }
 
 // Enum checks that value is one of allowed.

@@ -31,10 +31,8 @@ type initializeRequest struct {
 	Shared           bool     `json:"shared,omitempty"`
 }
 
-type statusQuery struct {
-	Command string `query:"command" validate:"omitempty,oneof=STATUS"`
-	MediaID string `query:"media_id" validate:"required,coreid"`
-}
+// statusCommands are the values GET /2/media/upload's command takes.
+var statusCommands = []string{"STATUS"}
 
 // initialize serves POST /2/media/upload/initialize.
 func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
@@ -291,11 +289,14 @@ func (m *Module) enqueue(ctx context.Context, id int64) {
 
 // status serves GET /2/media/upload?command=STATUS&media_id=.
 func (m *Module) status(w http.ResponseWriter, r *http.Request) error {
-	var q statusQuery
-	if err := httpx.BindQuery(r, m.Validator, &q); err != nil {
+	q := httpx.ReadQuery(r)
+	if q.Raw("command") != "" { // empty: the command is implied
+		q.Enum("command", statusCommands, "")
+	}
+	id := q.RequiredID("media_id")
+	if err := q.Err(); err != nil {
 		return err
 	}
-	id, _ := validation.ParseID(q.MediaID) // checked by coreid
 	media, err := m.owned(r.Context(), httpx.Principal(r).User.ID, id, "media_id")
 	if err != nil {
 		return err
