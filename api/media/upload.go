@@ -31,7 +31,8 @@ const maxFormField = 4 << 10
 type uploadRequest struct {
 	Media         string `json:"media" validate:"required"`
 	MediaCategory string `json:"media_category" validate:"required,enum=media_category"`
-	// AdditionalOwners is checked by additionalOwners.
+	// AdditionalOwners, a comma list, is checked by ownersProblem and
+	// checkOwners.
 	AdditionalOwners string `json:"additional_owners,omitempty"`
 }
 
@@ -49,7 +50,11 @@ func (m *Module) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	user := httpx.Principal(r).User
-	owners, err := m.additionalOwners(r.Context(), splitOwners(req.AdditionalOwners), user.ID)
+	raw := splitOwners(req.AdditionalOwners)
+	if p := ownersProblem(raw); p != nil {
+		return httpx.Refuse("additional_owners", p)
+	}
+	owners, err := m.checkOwners(r.Context(), raw, user.ID)
 	if err != nil {
 		return err
 	}
