@@ -75,6 +75,7 @@ func TestUnseenAndProblemf(t *testing.T) {
 	}{
 		{"unseen", Unseen("post", "42"), "tweet_id", "The `tweet_id` field names the post [42], which does not exist or which you can not see.", []string{"42"}},
 		{"args after the name", Problemf(nil, "%[2]d of `%[1]s`; %[3]s", 3, "x"), "f", "3 of `f`; x", nil},
+		{"no verbs", Problemf(nil, "The post you reply to was deleted."), "f", "The post you reply to was deleted.", nil},
 		{"a value with verbs is not formatted", Problemf([]string{"%d"}, "The `%[1]s` value [%[2]s].", "%d"), "f", "The `f` value [%d].", []string{"%d"}},
 	}
 	for _, tc := range tests {

@@ -79,10 +79,15 @@ type Problem struct {
 }
 
 // Problemf is a Problem whose message is format applied to the field's
-// name and then args: refer to the name as %[1]s and to args from %[2]v.
+// name and then args: refer to the name as %[1]s and to args from %[2]v
+// (a format without explicit indexes gets args alone).
 func Problemf(values []string, format string, args ...any) *Problem {
 	return &Problem{Values: values, Message: func(field string) string {
-		return fmt.Sprintf(format, append([]any{field}, args...)...)
+		a := make([]any, 0, len(args)+1)
+		if strings.Contains(format, "%[") {
+			a = append(a, field)
+		}
+		return fmt.Sprintf(format, append(a, args...)...)
 	}}
 }
 
