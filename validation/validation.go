@@ -22,8 +22,6 @@ type FieldError struct {
 	Field   string   // the name the client used (JSON or query name)
 	Values  []string // the offending value(s)
 	Message string
-	// Missing marks a required field that was absent or empty.
-	Missing bool
 }
 
 // Validator validates structs tagged with `validate:"..."`. Besides the
@@ -31,7 +29,7 @@ type FieldError struct {
 // registered with RegisterEnum, so every enum is spelled once, where its
 // domain defines it, and named Rules: the shared ones of rules.go (coreid,
 // coreids, length) and those a domain registers with RegisterRule.
-// Field names are the `query` tag, else the `json` tag, else the Go name.
+// Field names are the `json` tag, else the Go name.
 type Validator struct {
 	v *validator.Validate
 
@@ -179,9 +177,6 @@ func (v *Validator) Enum(name string) []string {
 }
 
 func fieldName(f reflect.StructField) string {
-	if q := f.Tag.Get("query"); q != "" {
-		return q
-	}
 	name := strings.SplitN(f.Tag.Get("json"), ",", 2)[0]
 	if name == "-" {
 		return ""
@@ -192,12 +187,9 @@ func fieldName(f reflect.StructField) string {
 	return name
 }
 
-// Struct validates a decoded request body; messages call its members fields.
+// Struct validates a decoded request body; messages call its members
+// fields. (Queries are read by httpx.Query's getters.)
 func (v *Validator) Struct(s any) []FieldError { return v.check(s, "field") }
-
-// Query validates decoded query parameters; messages call them query
-// parameters.
-func (v *Validator) Query(s any) []FieldError { return v.check(s, "query parameter") }
 
 func (v *Validator) check(s any, noun string) []FieldError {
 	failures := &ruleFailures{}
@@ -222,8 +214,7 @@ func (v *Validator) check(s any, noun string) []FieldError {
 			out = append(out, e)
 			continue
 		}
-		out = append(out, FieldError{Field: name, Values: valuesOf(fe.Value()), Message: v.message(fe, name, noun),
-			Missing: fe.Tag() == "required"})
+		out = append(out, FieldError{Field: name, Values: valuesOf(fe.Value()), Message: v.message(fe, name, noun)})
 	}
 	return out
 }
