@@ -119,16 +119,12 @@ func TestRegisterEnum(t *testing.T) {
 	type body struct {
 		Type string `json:"type" validate:"enum=job_type"`
 	}
-	type query struct {
-		Type string `query:"type" validate:"enum=job_type"`
-	}
 	tests := []struct {
 		name string
 		errs []FieldError
 		want string
 	}{
 		{"body", v.Struct(&body{Type: "likes"}), "The `type` field value [likes] is not one of [tweets,users]"},
-		{"query", v.Query(&query{Type: "likes"}), "The `type` query parameter value [likes] is not one of [tweets,users]"},
 		{"valid", v.Struct(&body{Type: "users"}), ""},
 	}
 	for _, tc := range tests {

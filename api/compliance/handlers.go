@@ -21,11 +21,6 @@ type createRequest struct {
 	Resumable bool   `json:"resumable,omitempty"`
 }
 
-type listQuery struct {
-	Type   string `query:"type" validate:"required,enum=compliance_job_type"`
-	Status string `query:"status" validate:"omitempty,enum=compliance_job_status"`
-}
-
 func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	fields, err := httpx.Fields(r, fieldsParam, jobFields)
 	if err != nil {
@@ -74,8 +69,13 @@ func (m *Module) newJob(r *http.Request, appID int64, req createRequest) (storag
 }
 
 func (m *Module) list(w http.ResponseWriter, r *http.Request) error {
-	var q listQuery
-	if err := httpx.BindQuery(r, m.Validator, &q); err != nil {
+	q := httpx.ReadQuery(r)
+	typ := q.RequiredEnum("type", m.Validator.Enum(enumType))
+	var status string
+	if q.Raw("status") != "" { // an empty status filters nothing
+		status = q.Enum("status", m.Validator.Enum(enumStatus), "")
+	}
+	if err := q.Err(); err != nil {
 		return err
 	}
 	fields, err := httpx.Fields(r, fieldsParam, jobFields)
@@ -83,7 +83,7 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	app := httpx.Principal(r).App
-	filter := storage.ComplianceFilter{AppID: app.ID, Type: q.Type, Status: storage.JobStatus(q.Status), Limit: maxListedJobs}
+	filter := storage.ComplianceFilter{AppID: app.ID, Type: typ, Status: storage.JobStatus(status), Limit: maxListedJobs}
 	jobs, err := m.Store.ListComplianceJobs(r.Context(), filter)
 	if err != nil {
 		return fmt.Errorf("list compliance jobs of app %d: %w", app.ID, err)

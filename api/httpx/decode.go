@@ -264,3 +264,13 @@ func FieldErrors(errs []validation.FieldError) error {
 	}
 	return apierr.InvalidRequest(params...)
 }
+
+// Refuse answers a body field a handler refused after Bind, by a check
+// that needs the store or the caller (the post it names does not exist,
+// the media is not processed, the app's tier does not allow it): one
+// invalid-request naming field, worded by p like a validation rule's
+// problem (validation.Problemf, validation.Unseen). It is the one way a
+// handler refuses a field; checks that need neither are rules (Bind).
+func Refuse(field string, p *validation.Problem) error {
+	return apierr.InvalidParam(field, p.Message(field), p.Values...)
+}

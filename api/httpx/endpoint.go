@@ -3,7 +3,7 @@
 // the handler runs: the caller's credentials (auth.Requirement), the rate
 // limit, the query parameters it takes and its body rules (size cap and
 // content types). Handlers then read the same way everywhere: decode and
-// validate (Bind, BindQuery, PathID, Fields), store, enqueue, answer
+// validate (Bind for bodies, ReadQuery for queries, PathID, Fields), store, enqueue, answer
 // (WriteJSON). A handler returns an error and Stack renders it once, in the
 // request's envelope, through the apierr catalogue.
 package httpx

@@ -122,19 +122,21 @@ func TestBindUsesTheRouteDefault(t *testing.T) {
 
 func TestStackQueryRules(t *testing.T) {
 	type query struct {
-		Type   string `query:"type" validate:"required,enum=kind"`
-		Status string `query:"status" validate:"omitempty,enum=kind"`
-		Max    int    `query:"max_results" validate:"omitempty,min=5"`
+		Type, Status string
+		Max          int
 	}
-	val := validation.New()
-	val.MustRegisterEnum("kind", []string{"a", "b"})
+	kinds := []string{"a", "b"}
 	h := newStack().Handler(Endpoint{
 		Pattern: "GET /things",
 		Auth:    auth.BearerOnly,
 		Query:   []string{"type", "status", "max_results", "thing.fields"},
 		Handle: func(w http.ResponseWriter, r *http.Request) error {
-			var q query
-			if err := BindQuery(r, val, &q); err != nil {
+			in := ReadQuery(r)
+			q := query{Type: in.RequiredEnum("type", kinds), Max: in.Int("max_results", 5, 100, 0)}
+			if in.Raw("status") != "" {
+				q.Status = in.Enum("status", kinds, "")
+			}
+			if err := in.Err(); err != nil {
 				return err
 			}
 			fs, err := Fields(r, "thing.fields", ObjectFields{Default: []string{"id", "name"}, Allowed: []string{"id", "name", "size"}})
@@ -157,7 +159,7 @@ func TestStackQueryRules(t *testing.T) {
 		{"empty is missing", "type=", 400, "The `type` query parameter can not be empty"},
 		{"enum", "type=z", 400, "The `type` query parameter value [z] is not one of [a,b]"},
 		{"two bad values answered together", "type=a&status=z&max_results=1", 400, "max_results"},
-		{"not an integer", "type=a&max_results=x", 400, "The `max_results` query parameter value [x] is not an integer"},
+		{"not an integer", "type=a&max_results=x", 400, "The `max_results` query parameter value [x] is not between 5 and 100"},
 		{"unknown parameter", "type=a&foo=1", 400, "The query parameter [foo] is not one of [max_results,status,thing.fields,type]"},
 		{"repeated parameter", "type=a&type=b", 400, "may be given only once"},
 		{"unknown field", "type=a&thing.fields=colour", 400, "thing.fields"},

@@ -98,17 +98,15 @@ func TestBodyStringsAreUnicode(t *testing.T) {
 // naming the parameter, instead of being dropped (which made a malformed
 // required value look missing).
 func TestMalformedQuery(t *testing.T) {
-	type query struct {
-		Type string `query:"type" validate:"required"`
-	}
-	val := validation.New()
+	type query struct{ Type string }
 	h := newStack().Handler(Endpoint{
 		Pattern: "GET /things",
 		Auth:    auth.BearerOnly,
 		Query:   []string{"type", "thing.fields"},
 		Handle: func(w http.ResponseWriter, r *http.Request) error {
-			var q query
-			if err := BindQuery(r, val, &q); err != nil {
+			in := ReadQuery(r)
+			q := query{Type: in.Required("type")}
+			if err := in.Err(); err != nil {
 				return err
 			}
 			return WriteJSON(w, http.StatusOK, q)

@@ -32,27 +32,6 @@ func checkQuery(rawQuery string, known map[string]bool, allowed []string) error 
 	return apierr.InvalidRequest(errs...)
 }
 
-// BindQuery decodes the query string into the struct v points to (fields
-// named by their `query` tags) and validates it with val. A required
-// parameter that is absent or empty is answered alone, as a missing
-// parameter; other failures are answered together.
-func BindQuery(r *http.Request, val *validation.Validator, v any) error {
-	query, err := apierr.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		return err
-	}
-	if err := decodeValues(query, v, "query parameter"); err != nil {
-		return err
-	}
-	errs := val.Query(v)
-	for _, e := range errs {
-		if e.Missing {
-			return apierr.MissingParam(e.Field)
-		}
-	}
-	return FieldErrors(errs)
-}
-
 // ObjectFields describes the fields of one response object type (a
 // compliance job, a post, a user, a media item) for its `<object>.fields`
 // parameter: the fields every response shows and the ones the parameter may

@@ -12,7 +12,7 @@ import (
 )
 
 // decodeValues sets the fields of the struct v points to from values: each
-// field named by its `query` tag, else its `json` tag, takes the single
+// field named by its `json` tag takes the single
 // value of that name, which must be valid UTF-8 (a %-escaped byte such as
 // %FF would otherwise be stored as is). Supported kinds: string, bool, the
 // integer kinds, []string (comma-separated) and pointers to them. noun names
@@ -47,9 +47,6 @@ func decodeValues(values url.Values, v any, noun string) error {
 func valueName(f reflect.StructField) string {
 	if !f.IsExported() {
 		return ""
-	}
-	if q := f.Tag.Get("query"); q != "" {
-		return q
 	}
 	name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 	if name == "-" {

@@ -19,6 +19,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // Append (docs/media-upload.md): the upload is checked first (the caller's,
@@ -286,8 +287,8 @@ func (f *formSegment) complete() error {
 // checkIndex checks a segment_index.
 func checkIndex(n int) error {
 	if n < 0 || n > storage.MediaMaxSegmentIndex {
-		return apierr.InvalidParam("segment_index", fmt.Sprintf("The `segment_index` field value [%d] must be between 0 and %d.", n, storage.MediaMaxSegmentIndex),
-			strconv.Itoa(n))
+		return httpx.Refuse("segment_index", validation.Problemf([]string{strconv.Itoa(n)}, "The `%[1]s` field value [%[2]d] must be between 0 and %[3]d.",
+			n, storage.MediaMaxSegmentIndex))
 	}
 	return nil
 }
@@ -303,12 +304,12 @@ func segmentLimit(media storage.Media) int64 {
 func checkSize(media storage.Media, n int64) error {
 	switch {
 	case n == 0:
-		return apierr.InvalidParam("media", "The `media` segment is empty; a segment holds 1 byte or more.")
+		return httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` segment is empty; a segment holds 1 byte or more."))
 	case n > storage.MediaMaxSegment:
-		return apierr.InvalidParam("media", fmt.Sprintf("The `media` segment is larger than %d bytes (5 MiB), the largest segment; split it into smaller segments.",
+		return httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` segment is larger than %[2]d bytes (5 MiB), the largest segment; split it into smaller segments.",
 			storage.MediaMaxSegment))
 	case n > media.TotalBytes:
-		return apierr.InvalidParam("media", fmt.Sprintf("The `media` segment is larger than the upload's total_bytes (%d).", media.TotalBytes))
+		return httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` segment is larger than the upload's total_bytes (%[2]d).", media.TotalBytes))
 	}
 	return nil
 }

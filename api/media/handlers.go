@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hibiken/asynq"
@@ -18,23 +17,18 @@ import (
 	"github.com/aviary-dev/aviary/validation"
 )
 
-// maxAdditionalOwners caps initialize's additional_owners.
-const maxAdditionalOwners = 100
-
+// The rules (rules.go) check everything that needs neither the store nor
+// the caller; initialize checks the rest (checkOwners, checkSize).
 type initializeRequest struct {
-	MediaType     string `json:"media_type" validate:"required,enum=media_type"`
-	MediaCategory string `json:"media_category,omitempty" validate:"omitempty,enum=media_category"`
-	// TotalBytes is checked by checkSize (a message naming the limit).
-	TotalBytes int64 `json:"total_bytes"`
-	// AdditionalOwners are checked by parseOwners.
-	AdditionalOwners []string `json:"additional_owners,omitempty"`
+	MediaType        string   `json:"media_type" validate:"required,enum=media_type,media_type_of_category"`
+	MediaCategory    string   `json:"media_category,omitempty" validate:"omitempty,enum=media_category"`
+	TotalBytes       int64    `json:"total_bytes" validate:"media_total_bytes"`
+	AdditionalOwners []string `json:"additional_owners,omitempty" validate:"media_owners"`
 	Shared           bool     `json:"shared,omitempty"`
 }
 
-type statusQuery struct {
-	Command string `query:"command" validate:"omitempty,oneof=STATUS"`
-	MediaID string `query:"media_id" validate:"required,coreid"`
-}
+// statusCommands are the values GET /2/media/upload's command takes.
+var statusCommands = []string{"STATUS"}
 
 // initialize serves POST /2/media/upload/initialize.
 func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
@@ -42,16 +36,9 @@ func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Bind(r, m.Validator, &req); err != nil {
 		return err
 	}
-	category := req.MediaCategory
-	if category == "" {
-		category = storage.DefaultMediaCategory(req.MediaType)
-	}
-	if accepted := storage.MediaTypesOf(category); !slices.Contains(accepted, req.MediaType) {
-		return apierr.InvalidParam("media_type", fmt.Sprintf("The `media_type` field value [%s] is not a type the media category %s takes: [%s].",
-			req.MediaType, category, strings.Join(accepted, ",")), req.MediaType)
-	}
+	category := categoryOf(req)
 	user := httpx.Principal(r).User
-	owners, err := m.additionalOwners(r.Context(), req.AdditionalOwners, user.ID)
+	owners, err := m.checkOwners(r.Context(), req.AdditionalOwners, user.ID)
 	if err != nil {
 		return err
 	}
@@ -68,37 +55,17 @@ func (m *Module) initialize(w http.ResponseWriter, r *http.Request) error {
 		ID: httpx.FormatID(media.ID), MediaKey: media.Key, ExpiresAfterSecs: secondsUntil(media.ExpiresAt, media.CreatedAt)}})
 }
 
-// parseOwners checks initialize's additional_owners: user ids, at most
-// maxAdditionalOwners, each given once and none the uploader's own (self,
-// who owns the upload already).
-func parseOwners(raw []string, self int64) ([]int64, error) {
-	if len(raw) > maxAdditionalOwners {
-		return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field lists %d users; at most %d may be given.",
-			len(raw), maxAdditionalOwners))
-	}
-	owners := make([]int64, 0, len(raw))
-	for _, s := range raw {
-		id, ok := validation.ParseID(s)
-		switch {
-		case !ok:
-			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%s] does not match %s.",
-				s, validation.IDPattern), s)
-		case slices.Contains(owners, id):
-			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field names user [%s] more than once.", s), s)
-		case id == self:
-			return nil, apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field names the uploader [%s], who owns the upload already.", s), s)
+// checkOwners checks initialize's additional_owners (user ids, each given
+// once: the media_owners rule checked that) against the caller and the
+// store: none the uploader's own (self, who owns the upload already), each
+// a user (checkOwnersExist).
+func (m *Module) checkOwners(ctx context.Context, raw []string, self int64) ([]int64, error) {
+	owners := make([]int64, len(raw))
+	for i, s := range raw {
+		owners[i], _ = validation.ParseID(s)
+		if owners[i] == self {
+			return nil, httpx.Refuse("additional_owners", validation.Problemf([]string{s}, "The `%[1]s` field names the uploader [%[2]s], who owns the upload already.", s))
 		}
-		owners = append(owners, id)
-	}
-	return owners, nil
-}
-
-// additionalOwners parses raw additional_owners (parseOwners) and checks
-// that each names a user (checkOwnersExist).
-func (m *Module) additionalOwners(ctx context.Context, raw []string, self int64) ([]int64, error) {
-	owners, err := parseOwners(raw, self)
-	if err != nil {
-		return nil, err
 	}
 	return owners, m.checkOwnersExist(ctx, owners)
 }
@@ -115,7 +82,7 @@ func (m *Module) checkOwnersExist(ctx context.Context, owners []int64) error {
 	}
 	for _, id := range owners {
 		if !slices.ContainsFunc(found, func(u storage.User) bool { return u.ID == id && u.DeletedAt == nil }) {
-			return apierr.InvalidParam("additional_owners", fmt.Sprintf("The `additional_owners` field value [%d] is not a user.", id), fmt.Sprint(id))
+			return httpx.Refuse("additional_owners", validation.Problemf([]string{fmt.Sprint(id)}, "The `%[1]s` field value [%[2]d] is not a user.", id))
 		}
 	}
 	return nil
@@ -124,22 +91,18 @@ func (m *Module) checkOwnersExist(ctx context.Context, owners []int64) error {
 // checkSize checks a declared total_bytes against the caller's limit for
 // category (larger for premium or verified users).
 func (m *Module) checkSize(ctx context.Context, userID int64, category string, total int64) error {
-	if total <= 0 {
-		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] must be a positive integer: the size of the media in bytes.", total),
-			fmt.Sprint(total))
-	}
 	elevated, err := m.Store.UserMediaElevated(ctx, userID)
 	if err != nil {
 		return fmt.Errorf("load media limits of user %d: %w", userID, err)
 	}
 	limit := storage.MediaLimitFor(category, elevated)
 	if limit.Bytes > 0 && total > limit.Bytes {
-		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] is over the limit for %s media on your account: %d bytes (%s).",
-			total, category, limit.Bytes, describeBytes(limit.Bytes)), fmt.Sprint(total))
+		return httpx.Refuse("total_bytes", validation.Problemf([]string{fmt.Sprint(total)}, "The `%[1]s` field value [%[2]d] is over the limit for %[3]s media on your account: %[4]d bytes (%[5]s).",
+			total, category, limit.Bytes, describeBytes(limit.Bytes)))
 	}
 	if total > storage.MediaMaxUpload {
-		return apierr.InvalidParam("total_bytes", fmt.Sprintf("The `total_bytes` field value [%d] cannot be uploaded in chunks: at most %d segments (segment_index 0-%d) of at most %d bytes each, %d bytes (%s) in all.",
-			total, storage.MediaMaxSegmentIndex+1, storage.MediaMaxSegmentIndex, storage.MediaMaxSegment, storage.MediaMaxUpload, describeBytes(storage.MediaMaxUpload)), fmt.Sprint(total))
+		return httpx.Refuse("total_bytes", validation.Problemf([]string{fmt.Sprint(total)}, "The `%[1]s` field value [%[2]d] cannot be uploaded in chunks: at most %[3]d segments (segment_index 0-%[4]d) of at most %[5]d bytes each, %[6]d bytes (%[7]s) in all.",
+			total, storage.MediaMaxSegmentIndex+1, storage.MediaMaxSegmentIndex, storage.MediaMaxSegment, storage.MediaMaxUpload, describeBytes(storage.MediaMaxUpload)))
 	}
 	return nil
 }
@@ -205,7 +168,7 @@ func (m *Module) answerFinalized(w http.ResponseWriter, r *http.Request, media s
 	m.enqueue(context.WithoutCancel(ctx), media.ID)
 	media = m.settle(ctx, media)
 	if media.Kind == storage.MediaPhoto && media.State == storage.MediaFailed {
-		return apierr.InvalidParam("media", fmt.Sprintf("Media %d cannot be used: %s", media.ID, media.ErrorMessage), httpx.FormatID(media.ID))
+		return httpx.Refuse("media", validation.Problemf([]string{httpx.FormatID(media.ID)}, "Media %[2]d cannot be used: %[3]s", media.ID, media.ErrorMessage))
 	}
 	obj := render(media, m.Clock())
 	if media.Kind == storage.MediaPhoto && media.State == storage.MediaSucceeded {
@@ -261,10 +224,10 @@ func incomplete(e *storage.SegmentsError) error {
 		for i, idx := range e.Missing {
 			values[i] = fmt.Sprint(idx)
 		}
-		return apierr.InvalidParam("segment_index", fmt.Sprintf("The upload is incomplete: %s. Append them, then finalize again.", e.Error()), values...)
+		return httpx.Refuse("segment_index", validation.Problemf(values, "The upload is incomplete: %[2]s. Append them, then finalize again.", e.Error()))
 	}
-	return apierr.InvalidParam("total_bytes", fmt.Sprintf("The upload is incomplete: %s. Append the missing bytes (or replace a wrong segment), then finalize again.",
-		e.Error()), fmt.Sprint(e.Total))
+	return httpx.Refuse("total_bytes", validation.Problemf([]string{fmt.Sprint(e.Total)}, "The upload is incomplete: %[2]s. Append the missing bytes (or replace a wrong segment), then finalize again.",
+		e.Error()))
 }
 
 // enqueueTimeout bounds the enqueue after a finalize: the sweeper enqueues
@@ -291,11 +254,14 @@ func (m *Module) enqueue(ctx context.Context, id int64) {
 
 // status serves GET /2/media/upload?command=STATUS&media_id=.
 func (m *Module) status(w http.ResponseWriter, r *http.Request) error {
-	var q statusQuery
-	if err := httpx.BindQuery(r, m.Validator, &q); err != nil {
+	q := httpx.ReadQuery(r)
+	if q.Raw("command") != "" { // empty: the command is implied
+		q.Enum("command", statusCommands, "")
+	}
+	id := q.RequiredID("media_id")
+	if err := q.Err(); err != nil {
 		return err
 	}
-	id, _ := validation.ParseID(q.MediaID) // checked by coreid
 	media, err := m.owned(r.Context(), httpx.Principal(r).User.ID, id, "media_id")
 	if err != nil {
 		return err

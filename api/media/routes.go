@@ -53,7 +53,7 @@ type Deps struct {
 // Module is the media upload feature.
 type Module struct{ Deps }
 
-// New builds the module and registers its enums on d.Validator.
+// New builds the module and registers its enums and rules on d.Validator.
 func New(d Deps) *Module {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
@@ -63,6 +63,7 @@ func New(d Deps) *Module {
 	}
 	d.Validator.MustRegisterEnum(enumCategory, storage.MediaCategories)
 	d.Validator.MustRegisterEnum(enumType, storage.MediaTypes)
+	registerRules(d.Validator)
 	return &Module{Deps: d}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // The one-shot upload, POST /2/media/upload (OpenAPI operation
@@ -31,7 +32,8 @@ const maxFormField = 4 << 10
 type uploadRequest struct {
 	Media         string `json:"media" validate:"required"`
 	MediaCategory string `json:"media_category" validate:"required,enum=media_category"`
-	// AdditionalOwners is checked by additionalOwners.
+	// AdditionalOwners, a comma list, is checked by ownersProblem and
+	// checkOwners.
 	AdditionalOwners string `json:"additional_owners,omitempty"`
 }
 
@@ -49,7 +51,11 @@ func (m *Module) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	user := httpx.Principal(r).User
-	owners, err := m.additionalOwners(r.Context(), splitOwners(req.AdditionalOwners), user.ID)
+	raw := splitOwners(req.AdditionalOwners)
+	if p := ownersProblem(raw); p != nil {
+		return httpx.Refuse("additional_owners", p)
+	}
+	owners, err := m.checkOwners(r.Context(), raw, user.ID)
 	if err != nil {
 		return err
 	}
@@ -57,7 +63,7 @@ func (m *Module) upload(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if len(data) > storage.MediaMaxSegment {
-		return apierr.InvalidParam("media", fmt.Sprintf("The `media` field is larger than %d bytes (5 MiB), the most a one-shot upload takes; upload it in chunks (POST /2/media/upload/initialize).",
+		return httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` field is larger than %[2]d bytes (5 MiB), the most a one-shot upload takes; upload it in chunks (POST /2/media/upload/initialize).",
 			storage.MediaMaxSegment))
 	}
 	media, err := m.create(r, initializeRequest{MediaType: mediaType, TotalBytes: int64(len(data))}, req.MediaCategory, owners)
@@ -198,7 +204,7 @@ func splitOwners(s string) []string {
 // the platform's one-shot upload names no type.
 func recognise(data []byte, category string) (string, error) {
 	if len(data) == 0 {
-		return "", apierr.InvalidParam("media", "The `media` field is empty.")
+		return "", httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` field is empty."))
 	}
 	mediaType := sniff(data, category)
 	accepted := storage.MediaTypesOf(category)
@@ -207,7 +213,7 @@ func recognise(data []byte, category string) (string, error) {
 		if mediaType != "" {
 			what = mediaType
 		}
-		return "", apierr.InvalidParam("media", fmt.Sprintf("The `media` field is %s, not a type the media category %s takes: [%s].",
+		return "", httpx.Refuse("media", validation.Problemf(nil, "The `%[1]s` field is %[2]s, not a type the media category %[3]s takes: [%[4]s].",
 			what, category, strings.Join(accepted, ",")))
 	}
 	return mediaType, nil

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,7 +13,6 @@ import (
 	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // Search parameter bounds, as the platform's description gives them.
@@ -88,50 +85,21 @@ func (m *Module) byID(w http.ResponseWriter, r *http.Request) error {
 // parseSearch reads a search request; a missing query is answered alone,
 // every other parameter problem at once.
 func parseSearch(r *http.Request) (searchRequest, error) {
-	q, _ := url.ParseQuery(r.URL.RawQuery) // the endpoint's query check refused malformed ones
-	raw := q.Get(queryParam)
-	if raw == "" {
-		return searchRequest{}, apierr.MissingParam(queryParam)
-	}
-	var errs []apierr.ParamError
+	q := httpx.ReadQuery(r)
 	var req searchRequest
-	switch n := utf8.RuneCountInString(raw); {
-	case !utf8.ValidString(raw):
-		errs = append(errs, apierr.Param(queryParam, "The `query` query parameter value must be valid UTF-8", strings.ToValidUTF8(raw, "\uFFFD")))
-	case n > maxQueryRunes:
-		errs = append(errs, apierr.Param(queryParam, fmt.Sprintf("The `query` query parameter is %d characters long; the longest is %d.", n, maxQueryRunes), raw))
-	default:
+	raw := q.Required(queryParam)
+	if n := utf8.RuneCountInString(raw); n > maxQueryRunes {
+		q.Fail(queryParam, fmt.Sprintf("The `query` query parameter is %d characters long; the longest is %d.", n, maxQueryRunes), raw)
+	} else if raw != "" {
 		req.words = queryWords(raw)
 	}
-	req.maxResults = intParam(q, maxResultsParam, 1, maxMaxResults, defaultMaxResults, &errs)
-	req.maxAge = time.Duration(intParam(q, maxAgeParam, 1, maxMaxAge, defaultMaxAge, &errs)) * time.Hour
-	req.fields = Fields.With()
-	if q.Has(fieldsParam) {
-		items, fieldErrs := validation.FieldList(fieldsParam, q.Get(fieldsParam), Fields.Allowed)
-		for _, e := range fieldErrs {
-			errs = append(errs, apierr.Param(e.Field, e.Message, e.Values...))
-		}
-		req.fields = Fields.With(items...)
-	}
-	if len(errs) > 0 {
-		return searchRequest{}, apierr.InvalidRequest(errs...)
+	req.maxResults = q.Int(maxResultsParam, 1, maxMaxResults, defaultMaxResults)
+	req.maxAge = time.Duration(q.Int(maxAgeParam, 1, maxMaxAge, defaultMaxAge)) * time.Hour
+	req.fields = Fields.With(q.List(fieldsParam, Fields.Allowed)...)
+	if err := q.Err(); err != nil {
+		return searchRequest{}, err
 	}
 	return req, nil
-}
-
-// intParam reads an integer parameter in [lo, hi], def when absent,
-// reporting a bad one to errs.
-func intParam(q url.Values, name string, lo, hi, def int, errs *[]apierr.ParamError) int {
-	if !q.Has(name) {
-		return def
-	}
-	raw := q.Get(name)
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < lo || n > hi || raw[0] < '0' || raw[0] > '9' {
-		*errs = append(*errs, apierr.Param(name, fmt.Sprintf("The `%s` query parameter value [%s] is not between %d and %d", name, raw, lo, hi), raw))
-		return def
-	}
-	return n
 }
 
 // queryWords are the words a search matches: the query's terms as keyword

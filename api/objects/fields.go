@@ -9,11 +9,9 @@ package objects
 import (
 	"maps"
 	"net/http"
-	"net/url"
 	"slices"
 
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // Parameter names. PostFieldsParam is the description's (2.167) name of
@@ -157,40 +155,24 @@ func ParseUserOptions(r *http.Request) (Options, error) {
 }
 
 func parseOptions(r *http.Request, expansions map[string]string, names []string) (Options, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil { // the endpoint's query check has already refused it
-		return Options{}, httpx.FieldErrors([]validation.FieldError{{Field: "query", Message: err.Error()}})
-	}
-	var errs []validation.FieldError
-	list := func(param string, obj httpx.ObjectFields) []string {
-		if !q.Has(param) {
-			return nil
-		}
-		items, e := validation.FieldList(param, q.Get(param), obj.Allowed)
-		errs = append(errs, e...)
-		return items
-	}
+	q := httpx.ReadQuery(r)
 	// Each name is checked on its own, so an error names the parameter the
 	// client sent; given both, the post shows their union.
-	tweet := append(list(TweetFieldsParam, TweetFields), list(PostFieldsParam, TweetFields)...)
-	user := list(UserFieldsParam, UserFields)
-	o := Options{Media: MediaFields.With(list(MediaFieldsParam, MediaFields)...)}
-	list(PollFieldsParam, PollFields)
-	list(PlaceFieldsParam, PlaceFields)
+	tweet := append(q.List(TweetFieldsParam, TweetFields.Allowed), q.List(PostFieldsParam, TweetFields.Allowed)...)
+	user := q.List(UserFieldsParam, UserFields.Allowed)
+	o := Options{Media: MediaFields.With(q.List(MediaFieldsParam, MediaFields.Allowed)...)}
+	q.List(PollFieldsParam, PollFields.Allowed)
+	q.List(PlaceFieldsParam, PlaceFields.Allowed)
 	o.Expand = map[string]bool{}
-	if q.Has(ExpansionsParam) {
-		items, e := validation.FieldList(ExpansionsParam, q.Get(ExpansionsParam), names)
-		errs = append(errs, e...)
-		for _, item := range items {
-			if canonical := expansions[item]; canonical != "" {
-				o.Expand[canonical] = true
-			}
+	for _, item := range q.List(ExpansionsParam, names) {
+		if canonical := expansions[item]; canonical != "" {
+			o.Expand[canonical] = true
 		}
 	}
 	links := o.links()
 	o.Tweet = TweetFields.With(append(tweet, links...)...)
 	o.User = UserFields.With(append(user, links...)...)
-	return o, httpx.FieldErrors(errs)
+	return o, q.Err()
 }
 
 // links are the fields o's expansions bring into the objects shown (post

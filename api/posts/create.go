@@ -19,46 +19,39 @@ import (
 )
 
 // createRequest is POST /2/tweets' body (docs/posts.md).
+// The rules (rules.go) check everything that needs neither the store nor
+// the caller; create checks the rest.
 type createRequest struct {
-	Text            *string       `json:"text"`
+	Text            *string       `json:"text" validate:"post_text"`
 	PaidPartnership bool          `json:"paid_partnership,omitempty"`
 	Media           *mediaRequest `json:"media,omitempty"`
 	Reply           *replyRequest `json:"reply,omitempty"`
-	QuoteTweetID    *string       `json:"quote_tweet_id,omitempty"`
+	QuoteTweetID    *string       `json:"quote_tweet_id,omitempty" validate:"coreid"`
 	EditOptions     *editRequest  `json:"edit_options,omitempty"`
 	Geo             *geoRequest   `json:"geo,omitempty"`
 }
 
 type replyRequest struct {
-	InReplyToTweetID    string   `json:"in_reply_to_tweet_id"`
-	ExcludeReplyUserIDs []string `json:"exclude_reply_user_ids,omitempty"`
+	InReplyToTweetID    string   `json:"in_reply_to_tweet_id" validate:"coreid"`
+	ExcludeReplyUserIDs []string `json:"exclude_reply_user_ids,omitempty" validate:"coreids"`
 }
 
 type editRequest struct {
-	PreviousPostID string `json:"previous_post_id"`
+	PreviousPostID string `json:"previous_post_id" validate:"post_edit_alone,coreid"`
 }
 
 type geoRequest struct {
-	PlaceID string `json:"place_id"`
+	PlaceID string `json:"place_id" validate:"length=1-64"`
 }
 
 // maxCashtagsSelfServe is how many cashtags a self-serve app's post may
 // carry (the platform's post creation restrictions).
 const maxCashtagsSelfServe = 1
 
-// maxPlaceID bounds geo.place_id.
-const maxPlaceID = 64
-
 func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	var req createRequest
 	if err := httpx.Bind(r, m.Validator, &req); err != nil {
 		return err
-	}
-	if err := checkText(req); err != nil {
-		return err
-	}
-	if req.EditOptions != nil && (req.Reply != nil || req.QuoteTweetID != nil || req.Geo != nil) {
-		return apierr.InvalidParam("edit_options.previous_post_id", "An edit changes the text and media only; leave out reply, quote_tweet_id and geo.", req.EditOptions.PreviousPostID)
 	}
 	p := httpx.Principal(r)
 	now := m.Clock().UTC()
@@ -72,7 +65,7 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	} else {
 		post, err = m.Store.CreatePost(r.Context(), draft)
 		if errors.Is(err, storage.ErrNotFound) { // the parent or quoted post went away meanwhile
-			return apierr.InvalidParam("reply.in_reply_to_tweet_id", "The post you reply to or quote was deleted.")
+			return httpx.Refuse("reply.in_reply_to_tweet_id", validation.Problemf(nil, "The post you reply to or quote was deleted."))
 		}
 	}
 	if err != nil {
@@ -92,16 +85,13 @@ func (m *Module) draft(ctx context.Context, p auth.Principal, req createRequest,
 	post := storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: text, PaidPartnership: req.PaidPartnership,
 		Source: p.App.Name, Lang: posttext.DetectLanguage(text), Entities: posttext.Extract(text)}
 	if len(post.Entities.Cashtags) > maxCashtagsSelfServe && p.App.Tier != storage.TierEnterprise {
-		return storage.Post{}, apierr.InvalidParam("text", fmt.Sprintf("Posts made by self-serve apps may carry at most %d cashtag; this one has %d.",
+		return storage.Post{}, httpx.Refuse("text", validation.Problemf(nil, "Posts made by self-serve apps may carry at most %[2]d cashtag; this one has %[3]d.",
 			maxCashtagsSelfServe, len(post.Entities.Cashtags)))
 	}
 	if err := m.resolveMentions(ctx, &post.Entities); err != nil {
 		return storage.Post{}, err
 	}
 	if req.Geo != nil {
-		if req.Geo.PlaceID == "" || len(req.Geo.PlaceID) > maxPlaceID {
-			return storage.Post{}, apierr.InvalidParam("geo.place_id", fmt.Sprintf("The `geo.place_id` field must be 1 to %d characters.", maxPlaceID), req.Geo.PlaceID)
-		}
 		post.PlaceID = req.Geo.PlaceID
 	}
 	mediaIDs, err := m.attachments(ctx, p.User.ID, req.Media, now)
@@ -157,11 +147,6 @@ func (m *Module) references(ctx context.Context, p auth.Principal, req createReq
 	if err != nil {
 		return err
 	}
-	for _, raw := range req.Reply.ExcludeReplyUserIDs {
-		if _, ok := validation.ParseID(raw); !ok {
-			return apierr.InvalidParam("reply.exclude_reply_user_ids", fmt.Sprintf("The `reply.exclude_reply_user_ids` value [%s] does not match %s.", raw, validation.IDPattern), raw)
-		}
-	}
 	if err := m.mayReply(ctx, p, parent); err != nil {
 		return err
 	}
@@ -169,20 +154,17 @@ func (m *Module) references(ctx context.Context, p auth.Principal, req createReq
 	return nil
 }
 
-// livePost loads the post named by raw in field param, which viewer must
-// be able to see: malformed, unknown, deleted or hidden ids are
-// invalid-request naming the field.
+// livePost loads the post named by raw (a core id: the coreid rule checked
+// it) in field param, which viewer must be able to see: unknown, deleted
+// or hidden ids are invalid-request naming the field.
 func (m *Module) livePost(ctx context.Context, param, raw string, viewer int64) (storage.Post, error) {
-	id, ok := validation.ParseID(raw)
-	if !ok {
-		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The `%s` field value [%s] does not match %s.", param, raw, validation.IDPattern), raw)
-	}
+	id, _ := validation.ParseID(raw)
 	post, author, err := m.postWithAuthor(ctx, id)
 	if err != nil {
 		return storage.Post{}, err
 	}
 	if post.ID == 0 || objects.PostVisibility(post, author, objects.Viewer(viewer)) != objects.Visible || post.IsRepost() {
-		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The `%s` field names the post [%s], which does not exist or which you can not see.", param, raw), raw)
+		return storage.Post{}, httpx.Refuse(param, validation.Unseen("post", raw))
 	}
 	return post, nil
 }
@@ -225,7 +207,7 @@ func (m *Module) edit(ctx context.Context, p auth.Principal, previousRaw string,
 	post, err := m.Store.EditPost(ctx, previous.ID, draft, now)
 	var refusal storage.EditRefusal
 	if errors.As(err, &refusal) { // the chain changed since mayEdit looked
-		return storage.Post{}, apierr.InvalidParam(param, fmt.Sprintf("The post [%s] can not be edited: %s.", previousRaw, string(refusal)), previousRaw)
+		return storage.Post{}, httpx.Refuse(param, editRefused(previousRaw, string(refusal)))
 	}
 	if err != nil {
 		return storage.Post{}, fmt.Errorf("edit post %d: %w", previous.ID, err)
@@ -240,9 +222,7 @@ func (m *Module) edit(ctx context.Context, p auth.Principal, previousRaw string,
 func (m *Module) mayEdit(ctx context.Context, p auth.Principal, previous, draft storage.Post, now time.Time) error {
 	const param = "edit_options.previous_post_id"
 	id := ids.Format(previous.ID)
-	refuse := func(why string) error {
-		return apierr.InvalidParam(param, fmt.Sprintf("The post [%s] can not be edited: %s.", id, why), id)
-	}
+	refuse := func(why string) error { return httpx.Refuse(param, editRefused(id, why)) }
 	if previous.AuthorID != p.User.ID {
 		return apierr.NotAuthorizedForResource("tweet", id, "You can edit only your own posts.")
 	}
@@ -264,4 +244,9 @@ func (m *Module) mayEdit(ctx context.Context, p auth.Principal, previous, draft 
 		return refuse(fmt.Sprintf("the edit window of %s after the first version closed", storage.EditWindow))
 	}
 	return nil
+}
+
+// editRefused is the problem of an edit the post id can not take.
+func editRefused(id, why string) *validation.Problem {
+	return validation.Problemf([]string{id}, "The post [%[2]s] can not be edited: %[3]s.", id, why)
 }

@@ -8,11 +8,12 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/validation"
 )
 
 // engageRequest is the body of POST /2/users/{id}/likes and /retweets.
 type engageRequest struct {
-	TweetID string `json:"tweet_id" validate:"required"`
+	TweetID string `json:"tweet_id" validate:"required,coreid"`
 }
 
 // actingUser checks that the path's user id is the caller: a user likes
@@ -105,7 +106,7 @@ func (m *Module) unrepost(w http.ResponseWriter, r *http.Request) error {
 func (m *Module) engageError(what string, id int64, err error) error {
 	if errors.Is(err, storage.ErrNotFound) {
 		raw := httpx.FormatID(id)
-		return apierr.InvalidParam("tweet_id", fmt.Sprintf("The `tweet_id` field names the post [%s], which does not exist or which you can not see.", raw), raw)
+		return httpx.Refuse("tweet_id", validation.Unseen("post", raw))
 	}
 	return fmt.Errorf("%s post %d: %w", what, id, err)
 }

@@ -9,29 +9,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/domain/posttext"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 )
-
-// checkText checks the post's text: required unless the post carries media
-// (as on the platform), and when given, visible and within the platform's
-// weighted length (docs/post-text.md).
-func checkText(req createRequest) error {
-	if req.Text == nil || *req.Text == "" {
-		if req.Media != nil {
-			return nil
-		}
-		return apierr.InvalidParam("text", "The `text` field is required and can not be empty.")
-	}
-	if blank(*req.Text) {
-		return apierr.InvalidParam("text", "The `text` field must contain at least one visible character, not only whitespace.", *req.Text)
-	}
-	if n := posttext.WeightedLength(*req.Text); n > posttext.MaxWeightedLength {
-		return apierr.InvalidParam("text", fmt.Sprintf("The `text` field is %d characters long as the platform counts them; the limit is %d.", n, posttext.MaxWeightedLength))
-	}
-	return nil
-}
 
 // blank reports whether text shows nothing: only whitespace (any Unicode
 // space, such as U+00A0 or U+3000), invisible format characters (such as

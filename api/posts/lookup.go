@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // maxLookupIDs is how many ids GET /2/tweets takes.
@@ -66,45 +64,9 @@ func (m *Module) lookupOne(w http.ResponseWriter, r *http.Request) error {
 
 // lookupIDs parses the required ids parameter: 1 to 100 post ids.
 func lookupIDs(r *http.Request) ([]int64, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil || !q.Has("ids") || q.Get("ids") == "" {
-		return nil, apierr.MissingParam("ids")
-	}
-	raw := q.Get("ids")
-	items := splitList(raw)
-	if len(items) > maxLookupIDs {
-		return nil, apierr.InvalidParam("ids", fmt.Sprintf("The `ids` query parameter lists %d ids; the most is %d.", len(items), maxLookupIDs), raw)
-	}
-	var errs []apierr.ParamError
-	list := make([]int64, 0, len(items))
-	seen := map[int64]bool{}
-	for _, item := range items {
-		id, ok := validation.ParseID(item)
-		if !ok {
-			errs = append(errs, apierr.Param("ids", fmt.Sprintf("The `ids` query parameter value [%s] does not match %s", item, validation.IDPattern), item))
-			continue
-		}
-		if !seen[id] {
-			seen[id] = true
-			list = append(list, id)
-		}
-	}
-	if len(errs) > 0 {
-		return nil, apierr.InvalidRequest(errs...)
-	}
-	return list, nil
-}
-
-func splitList(raw string) []string {
-	var out []string
-	start := 0
-	for i := 0; i <= len(raw); i++ {
-		if i == len(raw) || raw[i] == ',' {
-			out = append(out, raw[start:i])
-			start = i + 1
-		}
-	}
-	return out
+	q := httpx.ReadQuery(r)
+	list := q.IDs("ids", maxLookupIDs, "ids")
+	return list, q.Err()
 }
 
 // visible loads the posts of list and splits them into those viewer may

@@ -3,7 +3,6 @@ package posts
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,7 +26,7 @@ const mediaIDsParam = "media.media_ids"
 
 // mediaRequest is POST /2/tweets' `media` object.
 type mediaRequest struct {
-	MediaIDs []string `json:"media_ids"`
+	MediaIDs []string `json:"media_ids" validate:"post_media_ids"`
 }
 
 // attachments checks the media req names for author at now and returns
@@ -36,9 +35,9 @@ func (m *Module) attachments(ctx context.Context, author int64, req *mediaReques
 	if req == nil {
 		return nil, nil
 	}
-	ids, err := parseMediaIDs(req.MediaIDs)
-	if err != nil {
-		return nil, err
+	ids := make([]int64, len(req.MediaIDs))
+	for i, s := range req.MediaIDs {
+		ids[i], _ = validation.ParseID(s) // checked by the post_media_ids rule
 	}
 	found, err := m.Store.MediaByIDs(ctx, ids)
 	if err != nil {
@@ -68,25 +67,6 @@ func (m *Module) attachments(ctx context.Context, author int64, req *mediaReques
 	return ids, nil
 }
 
-// parseMediaIDs checks the list's size and ids; a repeated id is refused.
-func parseMediaIDs(raw []string) ([]int64, error) {
-	if len(raw) == 0 || len(raw) > maxPostMedia {
-		return nil, apierr.InvalidParam(mediaIDsParam, fmt.Sprintf("The `%s` field must list 1 to %d media ids; it lists %d.", mediaIDsParam, maxPostMedia, len(raw)), raw...)
-	}
-	ids := make([]int64, 0, len(raw))
-	for _, s := range raw {
-		id, ok := validation.ParseID(s)
-		if !ok {
-			return nil, apierr.InvalidParam(mediaIDsParam, fmt.Sprintf("The `%s` field value [%s] does not match %s.", mediaIDsParam, s, validation.IDPattern), s)
-		}
-		if slices.Contains(ids, id) {
-			return nil, apierr.InvalidParam(mediaIDsParam, fmt.Sprintf("The `%s` field lists the media [%s] more than once.", mediaIDsParam, s), s)
-		}
-		ids = append(ids, id)
-	}
-	return ids, nil
-}
-
 // usable checks that md, media the author may use, can be attached at
 // now: processed, not expired, not subtitles.
 func usable(md storage.Media, now time.Time) error {
@@ -107,7 +87,7 @@ func usable(md storage.Media, now time.Time) error {
 }
 
 func mediaError(id, what string) error {
-	return apierr.InvalidParam(mediaIDsParam, fmt.Sprintf("The media [%s] %s.", id, what), id)
+	return httpx.Refuse(mediaIDsParam, validation.Problemf([]string{id}, "The media [%[2]s] %[3]s.", id, what))
 }
 
 // checkMix allows up to 4 photos, or 1 animated GIF, or 1 video.
@@ -125,8 +105,8 @@ func checkMix(list []storage.Media) error {
 	if !mixed {
 		return nil
 	}
-	return apierr.InvalidParam(mediaIDsParam, fmt.Sprintf("A post takes up to %d photos, or 1 animated GIF, or 1 video, never mixed; `%s` names %s.",
-		maxPostMedia, mediaIDsParam, strings.Join(kinds, ", ")), values...)
+	return httpx.Refuse(mediaIDsParam, validation.Problemf(values, "A post takes up to %[2]d photos, or 1 animated GIF, or 1 video, never mixed; `%[1]s` names %[3]s.",
+		maxPostMedia, strings.Join(kinds, ", ")))
 }
 
 // checkLength refuses (403) a video longer than author may post: the

@@ -61,6 +61,9 @@ func New(d Deps) *Module {
 	if d.CreatesPerDay.User <= 0 {
 		d.CreatesPerDay.User = DefaultUserCreatesPerDay
 	}
+	if d.Validator != nil {
+		registerRules(d.Validator)
+	}
 	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 

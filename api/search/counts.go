@@ -8,7 +8,6 @@ import (
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/validation"
 )
 
 // countResponse answers counts: buckets oldest first, each under both the
@@ -67,27 +66,21 @@ func (m *Module) countHandler(a archive) httpx.HandlerFunc {
 // at most countPage (a day for minute buckets) and starts on a bucket
 // boundary, so no bucket is split between pages.
 func (m *Module) parseCount(r *http.Request, a archive) (storage.PostCount, time.Time, error) {
-	q := query(r)
-	var p problems
-	win, err := parseWindow(q, a, m.Clock().UTC(), &p)
+	q := httpx.ReadQuery(r)
+	win, err := parseWindow(q, a, m.Clock().UTC())
 	if err != nil {
 		return storage.PostCount{}, time.Time{}, err
 	}
-	gran := enumParam(q, "granularity", []string{storage.GranularityMinute, storage.GranularityHour, storage.GranularityDay}, storage.GranularityHour, &p)
-	if q.Has("search_count.fields") {
-		_, errs := validation.FieldList("search_count.fields", q.Get("search_count.fields"), countFields)
-		for _, e := range errs {
-			p.fail(e.Field, e.Message, e.Values...)
-		}
-	}
+	gran := q.Enum("granularity", []string{storage.GranularityMinute, storage.GranularityHour, storage.GranularityDay}, storage.GranularityHour)
+	q.List("search_count.fields", countFields)
 	end := win.end
 	if win.token != "" {
-		ms, _ := decodeToken(win.token, countToken, &p)
+		ms, _ := decodeToken(win.token, countToken, q)
 		if t := time.UnixMilli(ms).UTC(); t.After(win.start) && t.Before(end) {
 			end = t
 		}
 	}
-	if err := p.err(); err != nil {
+	if err := q.Err(); err != nil {
 		return storage.PostCount{}, time.Time{}, err
 	}
 	start, next := win.start, time.Time{}

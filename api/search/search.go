@@ -57,21 +57,20 @@ func (m *Module) searchHandler(a archive) httpx.HandlerFunc {
 // parseSearch reads a search request; every parameter problem is answered
 // at once.
 func (m *Module) parseSearch(r *http.Request, a archive) (storage.PostSearch, objects.Options, error) {
-	q := query(r)
-	var p problems
-	win, err := parseWindow(q, a, m.Clock().UTC(), &p)
+	q := httpx.ReadQuery(r)
+	win, err := parseWindow(q, a, m.Clock().UTC())
 	if err != nil {
 		return storage.PostSearch{}, objects.Options{}, err
 	}
 	s := storage.PostSearch{Query: win.query, Start: win.start, End: win.end, SinceID: win.sinceID, UntilID: win.untilID,
-		Limit:     intParam(q, "max_results", 10, a.maxResults, 10, &p),
-		SortOrder: enumParam(q, "sort_order", []string{storage.SortRecency, storage.SortRelevancy}, storage.SortRecency, &p),
+		Limit:     q.Int("max_results", 10, a.maxResults, 10),
+		SortOrder: q.Enum("sort_order", []string{storage.SortRecency, storage.SortRelevancy}, storage.SortRecency),
 		ViewerID:  int64(objects.ViewerOf(r))}
 	if win.token != "" {
-		score, id := decodeToken(win.token, searchToken, &p)
+		score, id := decodeToken(win.token, searchToken, q)
 		s.After = &storage.PostCursor{Score: score, ID: id}
 	}
-	if err := p.err(); err != nil {
+	if err := q.Err(); err != nil {
 		return storage.PostSearch{}, objects.Options{}, err
 	}
 	opts, err := objects.ParseTweetOptions(r)

@@ -7,8 +7,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -112,52 +110,36 @@ func (m *Module) byID(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (m *Module) byIDs(w http.ResponseWriter, r *http.Request) error {
-	items, err := listParam(r, "ids")
-	if err != nil {
+	q := httpx.ReadQuery(r)
+	list := q.IDs("ids", maxLookup, "items")
+	if err := q.Err(); err != nil {
 		return err
-	}
-	var list []int64
-	var errs []apierr.ParamError
-	for _, item := range items {
-		id, ok := validation.ParseID(item)
-		if !ok {
-			errs = append(errs, apierr.Param("ids", fmt.Sprintf("The `ids` query parameter value [%s] does not match %s", item, validation.IDPattern), item))
-			continue
-		}
-		if !slices.Contains(list, id) { // a repeated id is shown once
-			list = append(list, id)
-		}
-	}
-	if len(errs) > 0 {
-		return apierr.InvalidRequest(errs...)
 	}
 	return m.answer(w, r, byIDKeys(m, "ids", list), false)
 }
 
-// usernamePattern is the platform's username rule.
-var usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_]{1,15}$`)
-
 func (m *Module) byUsername(w http.ResponseWriter, r *http.Request) error {
 	name := r.PathValue("username")
-	if !usernamePattern.MatchString(name) {
-		return apierr.InvalidParam("username", fmt.Sprintf("The `username` path parameter value [%s] does not match %s", name, usernamePattern), name)
+	if !validation.ValidUsername(name) {
+		return httpx.FieldErrors([]validation.FieldError{validation.PathUsernameError("username", name)})
 	}
 	return m.answer(w, r, byNameKeys(m, "username", []string{name}), true)
 }
 
 func (m *Module) byUsernames(w http.ResponseWriter, r *http.Request) error {
-	names, err := listParam(r, "usernames")
-	if err != nil {
-		return err
-	}
+	q := httpx.ReadQuery(r)
 	var unique []string
-	for _, n := range names {
-		if !usernamePattern.MatchString(n) {
-			return apierr.InvalidParam("usernames", fmt.Sprintf("The `usernames` query parameter value [%s] does not match %s", n, usernamePattern), n)
+	for _, n := range q.Items("usernames", maxLookup, "items") {
+		if !validation.ValidUsername(n) {
+			q.FailField(validation.UsernameError("usernames", n))
+			break
 		}
 		if !slices.ContainsFunc(unique, func(u string) bool { return strings.EqualFold(u, n) }) {
 			unique = append(unique, n)
 		}
+	}
+	if err := q.Err(); err != nil {
+		return err
 	}
 	return m.answer(w, r, byNameKeys(m, "usernames", unique), false)
 }
@@ -203,17 +185,4 @@ func (m *Module) answer(w http.ResponseWriter, r *http.Request, l lookup, one bo
 		out.Data = &res.Data[0]
 	}
 	return httpx.WriteJSON(w, http.StatusOK, out)
-}
-
-// listParam reads a required comma list of 1 to maxLookup items.
-func listParam(r *http.Request, name string) ([]string, error) {
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil || q.Get(name) == "" {
-		return nil, apierr.MissingParam(name)
-	}
-	items := strings.Split(q.Get(name), ",")
-	if len(items) > maxLookup {
-		return nil, apierr.InvalidParam(name, fmt.Sprintf("The `%s` query parameter lists %d items; the most is %d.", name, len(items), maxLookup), q.Get(name))
-	}
-	return items, nil
 }
