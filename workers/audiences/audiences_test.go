@@ -16,7 +16,6 @@ import (
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/sweep"
-	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
 
 func TestCheckContent(t *testing.T) {
@@ -41,78 +40,6 @@ func TestCheckContent(t *testing.T) {
 				t.Errorf("error %v, want one containing %q", err, tc.want)
 			}
 		})
-	}
-}
-
-// queue records the tasks a sweeper enqueues.
-type queue struct{ tasks []*asynq.Task }
-
-func (q *queue) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.Option) (*asynq.TaskInfo, error) {
-	q.tasks = append(q.tasks, t)
-	return &asynq.TaskInfo{}, nil
-}
-
-// batches makes an account and an audience of db, and records batches of
-// one update under an idempotency key.
-func batches(t *testing.T, db *postgres.DB) (storage.AdAccount, storage.CustomAudienceView, func(key string) storage.AudienceBatch) {
-	t.Helper()
-	ctx := context.Background()
-	acct := factory.AdAccount(t, db, nil)
-	aud, err := db.CreateCustomAudience(ctx, storage.NewCustomAudience{AccountID: acct.ID, Name: "a"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return acct, aud, func(k string) storage.AudienceBatch {
-		b, err := db.RecordAudienceBatch(ctx, storage.NewAudienceBatch{AccountID: acct.ID, AudienceID: aud.ID, IdempotencyKey: k,
-			Operations: []storage.AudienceOperation{{Type: storage.AudienceUpdate, Users: 1, Keys: []storage.MemberKey{factory.MemberKey(1, k)},
-				EffectiveAt: time.Now(), ExpiresAt: time.Now().Add(time.Hour)}}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
-}
-
-// TestSweepReenqueuesLostBatch: a batch recorded while Redis was away is
-// enqueued by the sweep once the grace passed, and the task applies it;
-// FinalFailure of an exhausted task fails a pending batch.
-func TestSweepReenqueuesLostBatch(t *testing.T) {
-	db, _ := storagetest.NewDB(t)
-	ctx := context.Background()
-	acct, aud, record := batches(t, db)
-	lost := record("lost")
-	q := &queue{}
-	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Clock: time.Now}
-	if err := s.Tick(ctx); err != nil || len(q.tasks) != 0 {
-		t.Fatalf("tick within the grace: %v, %d tasks", err, len(q.tasks))
-	}
-	s.Clock = func() time.Time { return time.Now().Add(time.Minute) }
-	if err := s.Tick(ctx); err != nil || len(q.tasks) != 1 {
-		t.Fatalf("tick: %v, %d tasks; want 1", err, len(q.tasks))
-	}
-	task := q.tasks[0]
-	payload, err := tasks.ParseAudienceApplyBatch(task)
-	if err != nil || task.Type() != tasks.TypeAudienceApplyBatch || payload.BatchID != lost.ID {
-		t.Fatalf("task %s %+v, %v; want the batch %s", task.Type(), payload, err, lost.ID)
-	}
-	p := &Processor{Store: db}
-	if err := p.ProcessTask(ctx, task); err != nil {
-		t.Fatalf("process: %v", err)
-	}
-	got, err := db.CustomAudience(ctx, acct.ID, aud.ID, false)
-	if err != nil || got.AudienceSize != 1 || got.InFlight != 0 {
-		t.Fatalf("audience after the swept batch: %+v, %v", got, err)
-	}
-
-	exhausted := record("exhausted")
-	task, _ = tasks.NewAudienceApplyBatch(exhausted.ID)
-	p.FinalFailure(ctx, task, tasks.AudienceBatchMaxRetry+1, errors.New("database down"))
-	if err := p.ProcessTask(ctx, task); err != nil {
-		t.Fatalf("process after the final failure: %v", err)
-	}
-	got, err = db.CustomAudience(ctx, acct.ID, aud.ID, false)
-	if err != nil || got.AudienceSize != 1 || got.InFlight != 0 {
-		t.Errorf("audience after the failed batch: %+v, %v; want size 1, nothing in flight", got, err)
 	}
 }
 
@@ -163,8 +90,8 @@ func TestWorkerFailsMidTransaction(t *testing.T) {
 	}
 	exec(`CREATE FUNCTION fail_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'worker killed'; END $$`)
 	exec(`CREATE TRIGGER fail_delete BEFORE DELETE ON custom_audience_members FOR EACH ROW EXECUTE FUNCTION fail_delete()`)
-	p := &Processor{Store: db}
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	p := NewProcessor(db, nil)
+	task, _ := tasks.AudienceBatch.New(b.ID)
 	if err := p.ProcessTask(ctx, task); err == nil || errors.Is(err, asynq.SkipRetry) {
 		t.Fatalf("apply with a failing delete: %v, want a retryable error", err)
 	}
@@ -193,8 +120,8 @@ func TestWorkerContentCheck(t *testing.T) {
 	bad.Keys = append(bad.Keys, factory.MemberKey(storage.IdentPhoneNumber, ""))
 	db, aud, b := recordFor(t, bad)
 	ctx := context.Background()
-	p := &Processor{Store: db}
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	p := NewProcessor(db, nil)
+	task, _ := tasks.AudienceBatch.New(b.ID)
 	err := p.ProcessTask(ctx, task)
 	if err == nil || !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "phone_number") {
 		t.Fatalf("apply: %v, want an error naming phone_number without retry", err)
@@ -212,8 +139,8 @@ func TestWorkerContentCheck(t *testing.T) {
 func TestAudienceExpiredMembers(t *testing.T) {
 	db, aud, b := recordFor(t, operation(storage.AudienceUpdate, "m0", "m1", "m2", "m3", "m4"))
 	ctx := context.Background()
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ := tasks.AudienceBatch.New(b.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	dbURL, _ := storagetest.DatabaseURL(db)
@@ -256,7 +183,7 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	if stored, rows, shown := sizes(); stored != 5 || rows != 5 || shown != 3 {
 		t.Fatalf("before the sweep: stored %d, rows %d, shown %d; want 5, 5, 3", stored, rows, shown)
 	}
-	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: sweep.Expiry(storage.AudienceBatches, db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatalf("tick: %v", err)
 	}
@@ -281,8 +208,8 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _ = tasks.NewAudienceApplyBatch(b2.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ = tasks.AudienceBatch.New(b2.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	if stored, rows, shown := sizes(); stored != 2 || rows != 2 || shown != 1 {
@@ -306,8 +233,8 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	later.ExpiresAt = time.Now().Add(time.Hour)
 	db, aud, b := recordFor(t, soon, later)
 	ctx := context.Background()
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ := tasks.AudienceBatch.New(b.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatal(err)
 	}
 	due, err := db.AudiencesWithExpiredMembers(ctx, time.Now(), 10)
@@ -317,7 +244,7 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if v, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false); err != nil || v.AudienceSize != 1 {
 		t.Fatalf("shown size %d, %v; want 1 (two members expired)", v.AudienceSize, err)
 	}
-	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: sweep.Expiry(storage.AudienceBatches, db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -327,22 +254,4 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if due, err := db.AudiencesWithExpiredMembers(ctx, later.ExpiresAt.Add(time.Second), 10); err != nil || len(due) != 1 {
 		t.Fatalf("due once the later member expires %v, %v; want the audience", due, err)
 	}
-}
-
-// TestSweepLeavesBatchItsRunHolds: a pending batch whose run holds its
-// lease is not enqueued a second time; a killed run's batch is, once its
-// lease lapses.
-func TestSweepLeavesBatchItsRunHolds(t *testing.T) {
-	db, _ := storagetest.NewDB(t)
-	ctx := context.Background()
-	_, _, record := batches(t, db)
-	b := record("held")
-	q := &queue{}
-	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Leases: db,
-		Clock: func() time.Time { return time.Now().Add(time.Minute) }}
-	sweeptest.HeldWork(t, db, tasks.AudienceBatchTaskID(b.ID), func() {
-		if err := s.Tick(ctx); err != nil {
-			t.Fatalf("tick: %v", err)
-		}
-	}, func() bool { return len(q.tasks) > 0 })
 }

@@ -7,8 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
+
+	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -22,14 +23,9 @@ const codeAudienceNotFound = "TAILORED_AUDIENCE_NOT_FOUND"
 
 // Parameter bounds.
 const (
-	maxName           = 255
-	maxDescription    = 255
-	maxIdempotencyKey = 255
+	maxName        = 255
+	maxDescription = 255
 )
-
-// idempotencyHeader names a request of the account to the audience, so
-// that its retries are applied once.
-const idempotencyHeader = "Idempotency-Key"
 
 // RetryWindow is how long a users batch with the same Idempotency-Key (per
 // account and audience), or without a key the same body as the audience's
@@ -128,7 +124,7 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if r.Header.Get("Content-Type") == "" {
 		return apierr.UnsupportedMediaType(httpx.ContentJSON)
 	}
-	key, err := idempotencyKey(r)
+	key, err := adsx.IdempotencyKey(r)
 	if err != nil {
 		return err
 	}
@@ -147,13 +143,7 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if err != nil {
 		return audienceErr(err, id, "")
 	}
-	if b.State == storage.BatchPending {
-		task, err := tasks.NewAudienceApplyBatch(b.ID)
-		if err != nil {
-			return fmt.Errorf("task of batch %s: %w", b.ID, err)
-		}
-		m.deps.Kit.Enqueue(r.Context(), task)
-	}
+	m.deps.Kit.EnqueueBatch(r.Context(), storage.AudienceBatches, b.State, func() (*asynq.Task, error) { return tasks.AudienceBatch.New(b.ID) })
 	return adsx.WriteData(w, p, http.StatusOK, b.Counts)
 }
 
@@ -183,21 +173,6 @@ func readBody(r *http.Request) ([]byte, error) {
 	return buf.Bytes(), err
 }
 
-// idempotencyKey is the Idempotency-Key header ("" when not sent): one
-// value of 1 to 255 printable ASCII characters.
-func idempotencyKey(r *http.Request) (string, error) {
-	vs := r.Header.Values(idempotencyHeader)
-	if len(vs) == 0 {
-		return "", nil
-	}
-	v := vs[0]
-	if len(vs) > 1 || v == "" || len(v) > maxIdempotencyKey || strings.ContainsFunc(v, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-		return "", adsx.Invalid(idempotencyHeader, fmt.Sprintf("%s must be one value of 1 to %d printable ASCII characters",
-			idempotencyHeader, maxIdempotencyKey))
-	}
-	return v, nil
-}
-
 // audienceErr maps a store error about audience id to the API's answer.
 func audienceErr(err error, id, name string) error {
 	switch {
@@ -208,7 +183,7 @@ func audienceErr(err error, id, name string) error {
 	case errors.Is(err, storage.ErrAudienceNotOwner):
 		return adsx.NotAllowed(fmt.Sprintf("Only the account that owns the custom audience %s may change it", id))
 	case errors.Is(err, storage.ErrRequestKeyReused):
-		return adsx.Invalid(idempotencyHeader, fmt.Sprintf("The %s was already used for a different request body", idempotencyHeader))
+		return adsx.KeyReused()
 	case errors.Is(err, storage.ErrConflict):
 		return adsx.Invalid("name", fmt.Sprintf("A custom audience named %q already exists in the account", name), name)
 	}
