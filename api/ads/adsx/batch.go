@@ -1,14 +1,19 @@
 package adsx
 
 import (
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -38,6 +43,42 @@ func IdempotencyKey(r *http.Request) (string, error) {
 			IdempotencyHeader, maxIdempotencyKey))
 	}
 	return v, nil
+}
+
+// BatchBody is a users batch request as read: its Idempotency-Key ("" when
+// none), its body and the body's hex SHA-256, and when it was read (the
+// clock its times are checked against).
+type BatchBody struct {
+	Key    string
+	Body   []byte
+	SHA256 string
+	At     time.Time
+}
+
+// ReadBatch reads a users batch request, once the entities of its path
+// were checked: its Content-Type must be named (the batch endpoints name
+// theirs), its Idempotency-Key valid, and its body (capped by the
+// endpoint's Body) is read into one buffer sized by Content-Length, up to
+// max, sparing the copies of a growing one.
+func ReadBatch(r *http.Request, max int64) (BatchBody, error) {
+	var b BatchBody
+	if r.Header.Get("Content-Type") == "" {
+		return b, apierr.UnsupportedMediaType(httpx.ContentJSON)
+	}
+	key, err := IdempotencyKey(r)
+	if err != nil {
+		return b, err
+	}
+	size := int64(0)
+	if r.ContentLength > 0 {
+		size = min(r.ContentLength, max)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+	if _, err := buf.ReadFrom(r.Body); err != nil {
+		return b, httpx.BodyReadError(r.Context(), err)
+	}
+	sum := sha256.Sum256(buf.Bytes())
+	return BatchBody{Key: key, Body: buf.Bytes(), SHA256: hex.EncodeToString(sum[:]), At: time.Now().UTC()}, nil
 }
 
 // KeyReused answers storage.ErrRequestKeyReused: the Idempotency-Key of

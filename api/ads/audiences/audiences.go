@@ -1,9 +1,6 @@
 package audiences
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
@@ -12,8 +9,6 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
-	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -121,24 +116,16 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if err := m.writable(r, acct.ID, id); err != nil {
 		return err
 	}
-	if r.Header.Get("Content-Type") == "" {
-		return apierr.UnsupportedMediaType(httpx.ContentJSON)
-	}
-	key, err := adsx.IdempotencyKey(r)
+	req, err := adsx.ReadBatch(r, maxBatchBytes)
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return httpx.BodyReadError(r.Context(), err)
-	}
-	ops, err := parseBatch(body, m.now())
+	ops, err := parseBatch(req.Body, req.At)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
 	b, err := m.deps.Store.RecordAudienceBatch(r.Context(), storage.NewAudienceBatch{
-		AccountID: acct.ID, AudienceID: id, IdempotencyKey: key, BodySHA256: hex.EncodeToString(sum[:]),
+		AccountID: acct.ID, AudienceID: id, IdempotencyKey: req.Key, BodySHA256: req.SHA256,
 		RetryWindow: RetryWindow, Operations: ops})
 	if err != nil {
 		return audienceErr(err, id, "")
@@ -159,18 +146,6 @@ func (m *Module) writable(r *http.Request, accountID, id string) error {
 		return audienceErr(err, id, "")
 	}
 	return nil
-}
-
-// readBody reads the (capped) body into one buffer sized by
-// Content-Length, sparing the copies of a growing one.
-func readBody(r *http.Request) ([]byte, error) {
-	size := int64(0)
-	if r.ContentLength > 0 {
-		size = min(r.ContentLength, maxBatchBytes)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(r.Body)
-	return buf.Bytes(), err
 }
 
 // audienceErr maps a store error about audience id to the API's answer.

@@ -2,8 +2,6 @@ package donotreach
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +13,6 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
-	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
@@ -57,25 +54,16 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if _, err := m.deps.Store.DoNotReachList(r.Context(), acct.ID, listID, false); err != nil {
 		return recordErr(err, listID)
 	}
-	if r.Header.Get("Content-Type") == "" { // the batch endpoints name their type
-		return apierr.UnsupportedMediaType(httpx.ContentJSON)
-	}
-	key, err := adsx.IdempotencyKey(r)
+	req, err := adsx.ReadBatch(r, MaxBatchBytes)
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return httpx.BodyReadError(r.Context(), err)
-	}
-	ops, err := parseBatch(body, m.now().UTC())
+	ops, err := parseBatch(req.Body, req.At)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
-	digest := hex.EncodeToString(sum[:])
 	b, err := m.deps.Store.RecordDoNotReachBatch(r.Context(), storage.NewDoNotReachBatch{AccountID: acct.ID, ListID: listID,
-		RequestKey: requestKey(key, digest), BodySHA256: digest, Operations: ops, RetryWindow: RetryWindow})
+		RequestKey: requestKey(req.Key, req.SHA256), BodySHA256: req.SHA256, Operations: ops, RetryWindow: RetryWindow})
 	if err != nil {
 		return recordErr(err, listID)
 	}
