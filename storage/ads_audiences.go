@@ -109,13 +109,6 @@ type AudienceOperation struct {
 	People []KeyRange
 }
 
-// Custom audience batch states.
-const (
-	BatchPending = "PENDING"
-	BatchApplied = "APPLIED"
-	BatchFailed  = "FAILED"
-)
-
 // AudienceOperationCount is one item of a users batch answer.
 type AudienceOperationCount struct {
 	OperationType string `json:"operation_type"`
@@ -146,7 +139,7 @@ type AudienceBatch struct {
 	ID         string
 	AudienceID string
 	AccountID  string
-	State      string
+	State      BatchState
 	Counts     []AudienceOperationCount
 	// Replayed is set when the request was recorded before (a retry): this
 	// is that batch.

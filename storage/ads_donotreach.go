@@ -1,12 +1,6 @@
 package storage
 
-import (
-	"errors"
-	"time"
-)
-
-// ErrRequestKeyReused is an Idempotency-Key sent again with another body.
-var ErrRequestKeyReused = errors.New("storage: idempotency key reused with another body")
+import "time"
 
 // DoNotReachListName is the name every do-not-reach list has (the
 // platform's lists are not named by their clients).
@@ -71,7 +65,7 @@ type DoNotReachBatch struct {
 	ListID     string
 	Operations []DoNotReachOperation
 	CreatedAt  time.Time
-	AppliedAt  *time.Time
+	State      BatchState
 	// Replayed reports a retry: the batch was recorded by an earlier
 	// request and this one recorded nothing.
 	Replayed bool

@@ -8,10 +8,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aviary-dev/aviary/tasks"
-	"github.com/aviary-dev/aviary/workers/audiences"
 	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
-	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/news"
@@ -32,16 +30,17 @@ type Deps struct {
 	Media      *media.Processor
 	// Catalogs checks product images (catalogs:check_images).
 	Catalogs   *catalogs.Processor
-	DoNotReach *donotreach.Processor
+	DoNotReach *sweep.BatchProcessor
 	// Audiences applies custom audience users batches.
-	Audiences *audiences.Processor
+	Audiences *sweep.BatchProcessor
 	// Insights applies the insights change log to the aggregates.
 	Insights *insights.Applier
 	// News builds and refreshes the news stories (news:refresh).
 	News *news.Refresher
 	// Hold, when set, makes every run of a task its sweeper recovers
-	// (compliance jobs, media, audience batches) hold the task's lease, so
-	// the sweeper never enqueues it twice (docs/outages.md).
+	// (compliance jobs, media, audience and do-not-reach batches) hold the
+	// task's lease, so the sweeper never enqueues it twice
+	// (docs/outages.md).
 	Hold   *sweep.Hold
 	Logger *slog.Logger
 	// Registerer receives the task metrics (nil: a private registry).
@@ -56,7 +55,8 @@ type route struct {
 
 // leased are the task types whose runs hold their task's lease (Deps.Hold):
 // those a sweeper enqueues again when their record looks stuck.
-var leased = map[string]bool{tasks.TypeComplianceProcess: true, tasks.TypeMediaProcess: true, tasks.TypeAudienceApplyBatch: true}
+var leased = map[string]bool{tasks.TypeComplianceProcess: true, tasks.TypeMediaProcess: true, tasks.TypeAudienceApplyBatch: true,
+	tasks.TypeDoNotReachApply: true}
 
 // routes lists every task type a worker serves, in one place.
 func (d Deps) routes() []route {

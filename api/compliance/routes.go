@@ -16,6 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
+	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -52,7 +53,7 @@ type Deps struct {
 	// Queue, when set, receives a job's task as soon as its upload is
 	// recorded and it is its turn (upload.go). Nil, or an enqueue that
 	// fails, leaves it to the workers' sweeper (the fallback).
-	Queue     Enqueuer
+	Queue     tasks.Enqueuer
 	Validator *validation.Validator
 	Problems  ProblemRenderer
 	Logger    *slog.Logger

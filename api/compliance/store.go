@@ -6,8 +6,6 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/hibiken/asynq"
-
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -27,11 +25,6 @@ type Store interface {
 	// ComplianceJobTurn reports whether an uploaded job may start now (no
 	// other job of its app and type in progress or queued ahead of it).
 	ComplianceJobTurn(ctx context.Context, job storage.ComplianceJob) (bool, error)
-}
-
-// Enqueuer hands tasks to the queue (*asynq.Client satisfies it).
-type Enqueuer interface {
-	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
 }
 
 // BlobStore stores uploads and presigns result downloads (blob.Store

@@ -128,21 +128,16 @@ func (m *Module) upload(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// enqueueTimeout bounds the turn check and the enqueue after an upload: the
-// sweeper enqueues the job anyway if they do not finish.
-const enqueueTimeout = 2 * time.Second
-
 // enqueue hands an uploaded job's task to the queue at once when it is the
-// job's turn, so processing starts without waiting for a sweeper tick. The
-// task id is the job's, so the sweeper enqueueing it too is a harmless
-// conflict; any failure here only leaves the job to the sweeper.
+// job's turn (tasks.EnqueueRecorded), so processing starts without waiting
+// for a sweeper tick; any failure here only leaves the job to the sweeper.
 func (m *Module) enqueue(ctx context.Context, log *slog.Logger, job storage.ComplianceJob) {
 	if m.Queue == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, enqueueTimeout)
+	turnCtx, cancel := context.WithTimeout(ctx, tasks.EnqueueTimeout)
 	defer cancel()
-	turn, err := m.Store.ComplianceJobTurn(ctx, job)
+	turn, err := m.Store.ComplianceJobTurn(turnCtx, job)
 	if err != nil {
 		log.WarnContext(ctx, "check the turn of an uploaded compliance job; the sweeper will enqueue it", "err", err)
 		return
@@ -150,13 +145,7 @@ func (m *Module) enqueue(ctx context.Context, log *slog.Logger, job storage.Comp
 	if !turn {
 		return // a job ahead of it finishes first, then this one is enqueued
 	}
-	task, err := tasks.NewComplianceProcess(job.ID)
-	if err == nil {
-		_, err = m.Queue.EnqueueContext(ctx, task)
-	}
-	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
-		log.WarnContext(ctx, "enqueue uploaded compliance job; the sweeper will enqueue it", "err", err)
-	}
+	tasks.EnqueueRecorded(ctx, m.Queue, log, "uploaded compliance job", func() (*asynq.Task, error) { return tasks.NewComplianceProcess(job.ID) })
 }
 
 // store streams r's body (at most MaxUpload bytes) into job's upload object

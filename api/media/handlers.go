@@ -230,26 +230,11 @@ func incomplete(e *storage.SegmentsError) error {
 		e.Error()))
 }
 
-// enqueueTimeout bounds the enqueue after a finalize: the sweeper enqueues
-// the media anyway if it does not finish.
-const enqueueTimeout = 2 * time.Second
-
 // enqueue hands finalized media id to the queue so processing starts at
-// once. The task id is the media's, so the sweeper enqueueing it too is a
-// harmless conflict; any failure only leaves the media to the sweeper.
+// once (tasks.EnqueueRecorded); any failure only leaves the media to the
+// sweeper.
 func (m *Module) enqueue(ctx context.Context, id int64) {
-	if m.Queue == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, enqueueTimeout)
-	defer cancel()
-	task, err := tasks.NewMediaProcess(id)
-	if err == nil {
-		_, err = m.Queue.EnqueueContext(ctx, task)
-	}
-	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
-		m.Logger.WarnContext(ctx, "enqueue finalized media; the sweeper will enqueue it", "media_id", id, "err", err)
-	}
+	tasks.EnqueueRecorded(ctx, m.Queue, m.Logger, "finalized media", func() (*asynq.Task, error) { return tasks.NewMediaProcess(id) }, "media_id", id)
 }
 
 // status serves GET /2/media/upload?command=STATUS&media_id=.

@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -40,7 +41,7 @@ type Deps struct {
 	// Queue, when set, receives a finalized upload's processing task at
 	// once. Nil, or an enqueue that fails, leaves it to the workers' media
 	// sweeper (the fallback).
-	Queue Enqueuer
+	Queue tasks.Enqueuer
 	// ImageWait is how long an image's finalize (or one-shot upload)
 	// waits for the worker's result before answering pending (0: it does
 	// not wait). See settle.

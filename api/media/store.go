@@ -5,8 +5,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/hibiken/asynq"
-
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -28,11 +26,6 @@ type Store interface {
 	// *storage.SegmentsError when they do not add up, storage.ErrConflict
 	// when it is no longer uploading.
 	FinalizeMedia(ctx context.Context, id int64, at time.Time) (storage.Media, error)
-}
-
-// Enqueuer hands tasks to the queue (*asynq.Client satisfies it).
-type Enqueuer interface {
-	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
 }
 
 // BlobStore stores the appended segments (blob.Store satisfies it). Put

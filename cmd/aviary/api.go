@@ -30,6 +30,7 @@ import (
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
+	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -72,7 +73,7 @@ const adsCursorKey = "ads-cursor"
 // adsKit builds the ads kit: the account check on the API's store, the
 // cursor signer with the key every replica shares through PostgreSQL, and
 // the queue.
-func adsKit(b *backends, queue adsx.Enqueuer, log *slog.Logger) (adsx.Kit, error) {
+func adsKit(b *backends, queue tasks.Enqueuer, log *slog.Logger) (adsx.Kit, error) {
 	candidate, err := blob.NewSigningKey()
 	if err != nil {
 		return adsx.Kit{}, err

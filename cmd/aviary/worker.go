@@ -75,14 +75,14 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	} else if n > 0 {
 		log.Info("removed stale media working directories", "count", n)
 	}
-	doNotReach := &donotreach.Processor{Store: b.db, Logger: log}
+	doNotReach := donotreach.NewProcessor(b.db, log)
 	imageChecks, err := newImageChecks(cfg, b, log)
 	if err != nil {
 		cancel()
 		wg.Wait()
 		return err
 	}
-	audienceBatches := &audiences.Processor{Store: b.db, Logger: log}
+	audienceBatches := audiences.NewProcessor(b.db, log)
 	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
 	hold := &sweep.Hold{Leases: b.db, Logger: log}
@@ -138,15 +138,15 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	}
 	// Do-not-reach: re-enqueue recorded batches whose task was lost; remove
 	// expired entries on their own interval (docs/ads-do-not-reach.md).
-	doNotReachBatches := &sweep.Sweeper[storage.DoNotReachBatch]{
-		Source: &donotreach.Batches{Store: b.db, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+	doNotReachBatches := &sweep.Sweeper[storage.Batch]{
+		Source: &sweep.Batches{Kind: storage.DoNotReachBatches, Task: tasks.DoNotReachBatch, Store: b.db, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	doNotReachExpiry := &sweep.Sweeper[string]{
-		Source: donotreach.Expiry(b.db, log.With("component", "expiry")),
+		Source: sweep.Expiry(storage.DoNotReachBatches, b.db, log.With("component", "expiry")),
 		Queue:  queue, Locker: locker,
-		Logger: log.With("component", "expiry"), Interval: donotreach.ExpiryInterval,
+		Logger: log.With("component", "expiry"), Interval: sweep.ExpiryInterval,
 	}
 	sweepers := []sweeper{uploads, retention, mediaSweep, doNotReachBatches, doNotReachExpiry}
 	// Catalogs: enqueue image checks of product versions whose task was
@@ -160,14 +160,14 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// Custom audiences: re-enqueue recorded users batches whose task was
 	// lost; remove expired members on their own interval
 	// (docs/ads-audiences.md).
-	sweepers = append(sweepers, &sweep.Sweeper[storage.AudienceBatch]{
-		Source: &audiences.Sweep{Store: b.db, Logger: log.With("component", "sweep")},
+	sweepers = append(sweepers, &sweep.Sweeper[storage.Batch]{
+		Source: &sweep.Batches{Kind: storage.AudienceBatches, Task: tasks.AudienceBatch, Store: b.db, Logger: log.With("component", "sweep")},
 		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}, &sweep.Sweeper[string]{
-		Source: audiences.Expiry(b.db, log.With("component", "expiry")),
+		Source: sweep.Expiry(storage.AudienceBatches, b.db, log.With("component", "expiry")),
 		Queue:  queue, Locker: locker,
-		Logger: log.With("component", "expiry"), Interval: audiences.ExpiryInterval,
+		Logger: log.With("component", "expiry"), Interval: sweep.ExpiryInterval,
 	})
 	// Keyword insights: keep insights:apply queued while the change log
 	// holds rows (docs/insights.md).

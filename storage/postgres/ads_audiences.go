@@ -236,23 +236,15 @@ func (db *DB) RecordAudienceBatch(ctx context.Context, n storage.NewAudienceBatc
 		if !v.IsOwner && v.PermissionLevel == storage.PermissionReadOnly {
 			return storage.ErrAudienceReadOnly
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('custom_audience_batches:' || $1, 0))`, n.AudienceID); err != nil {
-			return wrap("lock batches of custom audience "+n.AudienceID, err)
-		}
-		prior, bodySHA, err := priorAudienceBatch(ctx, tx, n)
-		switch {
-		case err == nil && bodySHA != n.BodySHA256:
-			return storage.ErrRequestKeyReused
-		case err == nil:
-			b = prior
-			return nil
-		case !errors.Is(err, storage.ErrNotFound):
-			return err
-		}
-		b, err = scanBatch(tx.QueryRow(ctx, `INSERT INTO custom_audience_batches (custom_audience_id, account_id, idempotency_key,
-			body_sha256, operations, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+batchColumns,
-			n.AudienceID, n.AccountID, key, n.BodySHA256, ops, counts))
-		return wrap("insert audience batch", err)
+		b, err = record(ctx, tx, audienceBatches, n.AudienceID, n.BodySHA256,
+			func() (storage.AudienceBatch, string, error) { return priorAudienceBatch(ctx, tx, n) },
+			func() (storage.AudienceBatch, error) {
+				b, err := scanBatch(tx.QueryRow(ctx, `INSERT INTO custom_audience_batches (custom_audience_id, account_id, idempotency_key,
+					body_sha256, operations, counts) VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+batchColumns,
+					n.AudienceID, n.AccountID, key, n.BodySHA256, ops, counts))
+				return b, wrap("insert audience batch", err)
+			})
+		return err
 	})
 	if err != nil {
 		return b, fmt.Errorf("record batch of custom audience %s: %w", n.AudienceID, err)
@@ -294,113 +286,57 @@ func operationCounts(ops []storage.AudienceOperation) []storage.AudienceOperatio
 	return out
 }
 
-// ApplyAudienceBatch applies a pending batch in one transaction: the
-// audience row locked (FOR NO KEY UPDATE), the batch skipped unless PENDING, check run on its
-// operations (an error marks the batch FAILED with the error's text, which
-// the result reports), else the operations applied in order (Update
-// adds or refreshes members, merging those a user object joins, Delete
-// removes the members it names: ads_audience_people.go), audience_size
-// moved by exactly the members (people) created, deleted and merged, and
-// the batch marked APPLIED.
+// ApplyAudienceBatch applies a pending batch in one transaction
+// (applyBatch): the audience row locked (FOR NO KEY UPDATE), the batch
+// skipped unless PENDING, check run on its operations (an error marks the
+// batch FAILED with the error's text, which the result reports), else the
+// operations applied in order (Update adds or refreshes members, merging
+// those a user object joins, Delete removes the members it names:
+// ads_audience_people.go), audience_size moved by exactly the members
+// (people) created, deleted and merged, and the batch marked APPLIED.
 // Any failure rolls everything back.
 func (db *DB) ApplyAudienceBatch(ctx context.Context, batchID string, check func([]storage.AudienceOperation) error) (storage.AudienceBatchResult, error) {
 	var res storage.AudienceBatchResult
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var err error
-		res, err = applyBatch(ctx, tx, batchID, check)
-		return err
+	owner, claimed, err := db.applyBatch(ctx, audienceBatches, batchID, batchApply{
+		// NO KEY UPDATE: one writer of the members at a time (other
+		// workers, the expiry sweep) and none of the owner's changes (FOR
+		// UPDATE), while recording new batches (KEY SHARE) and targeting the
+		// audience (its foreign keys) go on during a long apply.
+		lock: func(ctx context.Context, tx pgx.Tx, audience string) error {
+			err := tx.QueryRow(ctx, `SELECT audience_size FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, audience).Scan(&res.SizeNow)
+			return wrap("lock custom audience "+audience, err)
+		},
+		apply: func(ctx context.Context, tx pgx.Tx, audience string, batches []claimedBatch) (storage.BatchState, *string, error) {
+			res.Audience = audience
+			return applyAudienceOperations(ctx, tx, &res, batches[0].ops, check)
+		},
 	})
-	if err != nil {
-		return res, fmt.Errorf("apply audience batch %s: %w", batchID, err)
-	}
-	return res, nil
+	res.Audience, res.Skipped = owner, err == nil && claimed == 0
+	return res, err
 }
 
-func applyBatch(ctx context.Context, tx pgx.Tx, batchID string, check func([]storage.AudienceOperation) error) (storage.AudienceBatchResult, error) {
-	var res storage.AudienceBatchResult
-	if err := tx.QueryRow(ctx, `SELECT custom_audience_id FROM custom_audience_batches WHERE id = $1`, batchID).Scan(&res.Audience); err != nil {
-		return res, wrap("load batch", err)
-	}
-	// NO KEY UPDATE: one writer of the members at a time (other workers,
-	// the expiry sweep) and none of the owner's changes (FOR UPDATE), while
-	// recording new batches (KEY SHARE) and targeting the audience (its
-	// foreign keys) go on during a long apply.
-	if err := tx.QueryRow(ctx, `SELECT audience_size FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, res.Audience).Scan(&res.SizeNow); err != nil {
-		return res, wrap("lock custom audience "+res.Audience, err)
-	}
-	var state string
-	var raw []byte
-	err := tx.QueryRow(ctx, `SELECT state, operations FROM custom_audience_batches WHERE id = $1 FOR UPDATE`, batchID).Scan(&state, &raw)
-	if err != nil {
-		return res, wrap("lock batch", err)
-	}
-	if state != storage.BatchPending {
-		res.Skipped = true
-		return res, nil
-	}
+// applyAudienceOperations applies one claimed batch's stored operations
+// to res.Audience and returns the state the batch settles in.
+func applyAudienceOperations(ctx context.Context, tx pgx.Tx, res *storage.AudienceBatchResult, raw []byte,
+	check func([]storage.AudienceOperation) error) (storage.BatchState, *string, error) {
 	ops, err := decodeOperations(raw)
 	if err != nil {
-		return res, err
+		return "", nil, err
 	}
 	if err := check(ops); err != nil {
 		res.Failed, res.Failure = true, err.Error()
-		return res, settleBatch(ctx, tx, batchID, storage.BatchFailed, &res.Failure)
+		return storage.BatchFailed, &res.Failure, nil
 	}
-	if err = applyOperations(ctx, tx, &res, ops); err != nil {
-		return res, err
+	if err = applyOperations(ctx, tx, res, ops); err != nil {
+		return "", nil, err
 	}
 	err = tx.QueryRow(ctx, `UPDATE custom_audiences SET audience_size = audience_size + $2,
 			members_expire_at = LEAST(members_expire_at, $3) WHERE id = $1 RETURNING audience_size`,
 		res.Audience, res.Added-res.Removed-res.Merged, earliestExpiry(ops)).Scan(&res.SizeNow)
 	if err != nil {
-		return res, wrap("count custom audience "+res.Audience, err)
+		return "", nil, wrap("count custom audience "+res.Audience, err)
 	}
-	return res, settleBatch(ctx, tx, batchID, storage.BatchApplied, nil)
-}
-
-func settleBatch(ctx context.Context, tx pgx.Tx, batchID, state string, failure *string) error {
-	_, err := tx.Exec(ctx, `UPDATE custom_audience_batches SET state = $2, failure = $3, settled_at = now() WHERE id = $1`,
-		batchID, state, failure)
-	return wrap("settle batch", err)
-}
-
-// FailAudienceBatch marks a still pending batch FAILED (its task will not
-// run again); a settled one is left alone.
-func (db *DB) FailAudienceBatch(ctx context.Context, batchID, reason string) error {
-	_, err := db.pool.Exec(ctx, `UPDATE custom_audience_batches SET state = 'FAILED', failure = $2, settled_at = now()
-		WHERE id = $1 AND state = 'PENDING'`, batchID, reason)
-	return wrap("fail audience batch "+batchID, err)
-}
-
-// AudienceBatchGrace is how old a pending batch must be before the sweep
-// looks at it (the API enqueues right after recording).
-const AudienceBatchGrace = 5 * time.Second
-
-// AudienceBatchesDue returns up to limit pending batches recorded at least
-// AudienceBatchGrace before now, least recently swept first.
-func (db *DB) AudienceBatchesDue(ctx context.Context, now time.Time, limit int) ([]storage.AudienceBatch, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+batchColumns+` FROM custom_audience_batches
-		WHERE state = 'PENDING' AND created_at <= $1 ORDER BY swept_at NULLS FIRST, created_at LIMIT $2`,
-		now.Add(-AudienceBatchGrace), limit)
-	if err != nil {
-		return nil, wrap("list due audience batches", err)
-	}
-	defer rows.Close()
-	var out []storage.AudienceBatch
-	for rows.Next() {
-		b, err := scanBatch(rows)
-		if err != nil {
-			return nil, wrap("scan audience batch", err)
-		}
-		out = append(out, b)
-	}
-	return out, wrap("list due audience batches", rows.Err())
-}
-
-// MarkAudienceBatchesSwept records that the sweep looked at the batches.
-func (db *DB) MarkAudienceBatchesSwept(ctx context.Context, ids []string, now time.Time) error {
-	_, err := db.pool.Exec(ctx, `UPDATE custom_audience_batches SET swept_at = $2 WHERE id = ANY($1)`, ids, now)
-	return wrap("mark audience batches swept", err)
+	return storage.BatchApplied, nil, nil
 }
 
 // AudiencesWithExpiredMembers returns up to limit audiences holding

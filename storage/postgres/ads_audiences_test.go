@@ -171,17 +171,17 @@ func TestAudienceBatchesDue(t *testing.T) {
 		ids = append(ids, b.ID)
 	}
 	now := time.Now()
-	if due, err := db.AudienceBatchesDue(ctx, now, 10); err != nil || len(due) != 0 {
+	if due, err := db.BatchesDue(ctx, storage.AudienceBatches, now, 10); err != nil || len(due) != 0 {
 		t.Errorf("due within the grace: %v, %v", due, err)
 	}
 	later := now.Add(time.Minute)
-	if err := db.MarkAudienceBatchesSwept(ctx, ids[:1], later); err != nil {
+	if err := db.MarkBatchesSwept(ctx, storage.AudienceBatches, ids[:1], later); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.FailAudienceBatch(ctx, ids[2], "archived"); err != nil {
+	if err := db.FailBatch(ctx, storage.AudienceBatches, ids[2], "archived"); err != nil {
 		t.Fatal(err)
 	}
-	due, err := db.AudienceBatchesDue(ctx, later, 10)
+	due, err := db.BatchesDue(ctx, storage.AudienceBatches, later, 10)
 	if err != nil || len(due) != 2 || due[0].ID != ids[1] || due[1].ID != ids[0] {
 		t.Errorf("due = %+v, %v; want %s then %s", due, err, ids[1], ids[0])
 	}

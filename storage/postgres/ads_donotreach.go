@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 // removed yet, so an expired entry never counts.
 const doNotReachColumns = `l.id, l.account_id, l.name, l.description,
 	l.list_size - (SELECT count(*) FROM do_not_reach_entries e WHERE e.list_id = l.id AND e.expires_at <= now()),
-	EXISTS (SELECT 1 FROM do_not_reach_batches b WHERE b.list_id = l.id AND b.applied_at IS NULL),
+	EXISTS (SELECT 1 FROM do_not_reach_batches b WHERE b.list_id = l.id AND b.state <> 'APPLIED'),
 	l.created_at, l.updated_at, l.deleted`
 
 func scanDoNotReachList(row pgx.Row, tail ...any) (storage.DoNotReachList, error) {
@@ -78,23 +77,15 @@ func (db *DB) RecordDoNotReachBatch(ctx context.Context, n storage.NewDoNotReach
 		if err := liveDoNotReachList(ctx, tx, n.AccountID, n.ListID); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('do_not_reach_batches:' || $1, 0))`, n.ListID); err != nil {
-			return wrap("lock batches of do-not-reach list "+n.ListID, err)
-		}
-		prior, bodySHA, err := priorDoNotReachBatch(ctx, tx, n)
-		switch {
-		case err == nil && bodySHA != n.BodySHA256:
-			return storage.ErrRequestKeyReused
-		case err == nil:
-			b = prior
-			return nil
-		case !errors.Is(err, storage.ErrNotFound):
-			return err
-		}
-		b = storage.DoNotReachBatch{ListID: n.ListID, Operations: n.Operations}
-		err = tx.QueryRow(ctx, `INSERT INTO do_not_reach_batches (list_id, request_key, body_sha256, operations)
-			VALUES ($1, $2, $3, $4) RETURNING id, created_at`, n.ListID, n.RequestKey, n.BodySHA256, ops).Scan(&b.ID, &b.CreatedAt)
-		return wrap("insert do-not-reach batch", err)
+		b, err = record(ctx, tx, doNotReachBatches, n.ListID, n.BodySHA256,
+			func() (storage.DoNotReachBatch, string, error) { return priorDoNotReachBatch(ctx, tx, n) },
+			func() (storage.DoNotReachBatch, error) {
+				b := storage.DoNotReachBatch{ListID: n.ListID, Operations: n.Operations}
+				err := tx.QueryRow(ctx, `INSERT INTO do_not_reach_batches (list_id, request_key, body_sha256, operations)
+					VALUES ($1, $2, $3, $4) RETURNING id, created_at, state`, n.ListID, n.RequestKey, n.BodySHA256, ops).Scan(&b.ID, &b.CreatedAt, &b.State)
+				return b, wrap("insert do-not-reach batch", err)
+			})
+		return err
 	})
 	if err != nil {
 		return storage.DoNotReachBatch{}, fmt.Errorf("record batch of do-not-reach list %s: %w", n.ListID, err)
@@ -124,10 +115,10 @@ func priorDoNotReachBatch(ctx context.Context, tx pgx.Tx, n storage.NewDoNotReac
 	b := storage.DoNotReachBatch{ListID: n.ListID, Replayed: true}
 	var bodySHA string
 	var ops []byte
-	err := tx.QueryRow(ctx, `SELECT id, body_sha256, operations, created_at, applied_at FROM do_not_reach_batches
+	err := tx.QueryRow(ctx, `SELECT id, body_sha256, operations, created_at, state FROM do_not_reach_batches
 		WHERE list_id = $1 AND request_key = $2 AND created_at > now() - make_interval(secs => $3)
 		ORDER BY created_at DESC LIMIT 1`, n.ListID, n.RequestKey, n.RetryWindow.Seconds()).
-		Scan(&b.ID, &bodySHA, &ops, &b.CreatedAt, &b.AppliedAt)
+		Scan(&b.ID, &bodySHA, &ops, &b.CreatedAt, &b.State)
 	if err != nil {
 		return b, "", wrap("find prior do-not-reach batch", err)
 	}
@@ -137,88 +128,50 @@ func priorDoNotReachBatch(ctx context.Context, tx pgx.Tx, n storage.NewDoNotReac
 	return b, bodySHA, nil
 }
 
-// ApplyDoNotReachBatch applies batch id in one transaction: with its list
-// locked, the list's unapplied batches up to this one, in the order they
-// were recorded (a later batch's task may run first), then list_size
-// and the batches' applied_at. A batch already applied changes nothing.
-// An unknown batch is storage.ErrNotFound.
+// ApplyDoNotReachBatch applies batch id in one transaction
+// (applyBatch): with its list locked, the list's batches not applied up
+// to this one (a failed one included), in the order they were recorded (a
+// later batch's task may run first), then list_size, and the batches
+// settle APPLIED. A batch already applied changes nothing. An unknown
+// batch is storage.ErrNotFound.
 func (db *DB) ApplyDoNotReachBatch(ctx context.Context, id string) (storage.DoNotReachApplied, error) {
 	var res storage.DoNotReachApplied
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
-		var listID string
-		var seq int64
-		err := tx.QueryRow(ctx, `SELECT list_id, seq FROM do_not_reach_batches WHERE id = $1`, id).Scan(&listID, &seq)
-		if err != nil {
-			return wrap("load do-not-reach batch", err)
-		}
-		if _, err := tx.Exec(ctx, `SELECT 1 FROM do_not_reach_lists WHERE id = $1 FOR UPDATE`, listID); err != nil {
+	_, claimed, err := db.applyBatch(ctx, doNotReachBatches, id, batchApply{
+		lock: func(ctx context.Context, tx pgx.Tx, listID string) error {
+			_, err := tx.Exec(ctx, `SELECT 1 FROM do_not_reach_lists WHERE id = $1 FOR UPDATE`, listID)
 			return wrap("lock do-not-reach list "+listID, err)
-		}
-		res, err = applyPending(ctx, tx, listID, seq)
-		return err
+		},
+		apply: func(ctx context.Context, tx pgx.Tx, listID string, batches []claimedBatch) (storage.BatchState, *string, error) {
+			return storage.BatchApplied, nil, applyEntries(ctx, tx, listID, batches, &res)
+		},
 	})
 	if err != nil {
-		return storage.DoNotReachApplied{}, fmt.Errorf("apply do-not-reach batch %s: %w", id, err)
+		return storage.DoNotReachApplied{}, err
 	}
+	res.Batches = claimed
 	return res, nil
 }
 
-// pendingBatch is an unapplied batch read by applyPending.
-type pendingBatch struct {
-	id  string
-	ops []storage.DoNotReachOperation
-}
-
-// applyPending applies the list's unapplied batches numbered up to seq
-// (the list is locked by the caller).
-func applyPending(ctx context.Context, tx pgx.Tx, listID string, seq int64) (storage.DoNotReachApplied, error) {
-	var res storage.DoNotReachApplied
-	batches, err := pendingBatches(ctx, tx, listID, seq)
-	if err != nil || len(batches) == 0 {
-		return res, err
-	}
-	ids := make([]string, len(batches))
-	for i, b := range batches {
-		ids[i] = b.id
-		for _, st := range compactOperations(b.ops) {
+// applyEntries applies the claimed batches' operations to the list's
+// entries, in order, and moves list_size by what they added and removed.
+func applyEntries(ctx context.Context, tx pgx.Tx, listID string, batches []claimedBatch, res *storage.DoNotReachApplied) error {
+	for _, b := range batches {
+		var ops []storage.DoNotReachOperation
+		if err := json.Unmarshal(b.ops, &ops); err != nil {
+			return fmt.Errorf("decode operations of do-not-reach batch %s: %w", b.id, err)
+		}
+		for _, st := range compactOperations(ops) {
 			added, removed, err := applyStep(ctx, tx, listID, st)
 			if err != nil {
-				return res, fmt.Errorf("batch %s: %w", b.id, err)
+				return fmt.Errorf("batch %s: %w", b.id, err)
 			}
 			res.Added += added
 			res.Removed += removed
 		}
 	}
-	res.Batches = len(batches)
-	if _, err := tx.Exec(ctx, `UPDATE do_not_reach_lists SET list_size = list_size + $2, updated_at = now() WHERE id = $1`,
-		listID, res.Added-res.Removed); err != nil {
-		return res, wrap("update size of do-not-reach list "+listID, err)
-	}
-	_, err = tx.Exec(ctx, `UPDATE do_not_reach_batches SET applied_at = now() WHERE id = ANY($1)`, ids)
-	return res, wrap("mark do-not-reach batches applied", err)
-}
-
-// pendingBatches reads the list's unapplied batches up to seq, in order.
-func pendingBatches(ctx context.Context, tx pgx.Tx, listID string, seq int64) ([]pendingBatch, error) {
-	rows, err := tx.Query(ctx, `SELECT id, operations FROM do_not_reach_batches
-		WHERE list_id = $1 AND applied_at IS NULL AND seq <= $2 ORDER BY seq`, listID, seq)
-	if err != nil {
-		return nil, wrap("list pending do-not-reach batches", err)
-	}
-	defer rows.Close()
-	var out []pendingBatch
-	for rows.Next() {
-		var b pendingBatch
-		var raw []byte
-		if err := rows.Scan(&b.id, &raw); err != nil {
-			return nil, wrap("scan pending do-not-reach batch", err)
-		}
-		if err := json.Unmarshal(raw, &b.ops); err != nil {
-			return nil, fmt.Errorf("decode operations of do-not-reach batch %s: %w", b.id, err)
-		}
-		out = append(out, b)
-	}
-	return out, wrap("list pending do-not-reach batches", rows.Err())
+	_, err := tx.Exec(ctx, `UPDATE do_not_reach_lists SET list_size = list_size + $2, updated_at = now() WHERE id = $1`,
+		listID, res.Added-res.Removed)
+	return wrap("update size of do-not-reach list "+listID, err)
 }
 
 // entryStep is one statement of a batch: an upsert of keys with their
@@ -279,40 +232,6 @@ func applyStep(ctx context.Context, tx pgx.Tx, listID string, st entryStep) (add
 			RETURNING (xmax = 0) AS inserted)
 		SELECT count(*) FILTER (WHERE inserted) FROM up`, listID, st.keys, st.expires).Scan(&added)
 	return added, 0, wrap("upsert do-not-reach entries", err)
-}
-
-// DoNotReachBatchesDue returns up to limit batches recorded at or before
-// now and not applied (nor failed), least recently swept first.
-func (db *DB) DoNotReachBatchesDue(ctx context.Context, now time.Time, limit int) ([]storage.DoNotReachBatch, error) {
-	rows, err := db.pool.Query(ctx, `SELECT id, list_id, created_at FROM do_not_reach_batches
-		WHERE applied_at IS NULL AND failed_at IS NULL AND created_at <= $1
-		ORDER BY swept_at NULLS FIRST, created_at LIMIT $2`, now, limit)
-	if err != nil {
-		return nil, wrap("list due do-not-reach batches", err)
-	}
-	defer rows.Close()
-	var out []storage.DoNotReachBatch
-	for rows.Next() {
-		var b storage.DoNotReachBatch
-		if err := rows.Scan(&b.ID, &b.ListID, &b.CreatedAt); err != nil {
-			return nil, wrap("scan due do-not-reach batch", err)
-		}
-		out = append(out, b)
-	}
-	return out, wrap("list due do-not-reach batches", rows.Err())
-}
-
-// MarkDoNotReachBatchesSwept records that the batches were looked at.
-func (db *DB) MarkDoNotReachBatchesSwept(ctx context.Context, ids []string, now time.Time) error {
-	_, err := db.pool.Exec(ctx, `UPDATE do_not_reach_batches SET swept_at = $2 WHERE id = ANY($1)`, ids, now)
-	return wrap("mark do-not-reach batches swept", err)
-}
-
-// FailDoNotReachBatch records that batch id's task was archived: it is no
-// longer due (its list stays PROCESSING until a later batch applies it).
-func (db *DB) FailDoNotReachBatch(ctx context.Context, id string, now time.Time) error {
-	_, err := db.pool.Exec(ctx, `UPDATE do_not_reach_batches SET failed_at = $2 WHERE id = $1 AND applied_at IS NULL`, id, now)
-	return wrap("fail do-not-reach batch "+id, err)
 }
 
 // DoNotReachListsWithExpired returns up to limit lists holding entries

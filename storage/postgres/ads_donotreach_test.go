@@ -194,3 +194,43 @@ func TestDoNotReachExpiry(t *testing.T) {
 		t.Fatalf("after cleanup: size %d, stored %d; want 1, 1", got, stored)
 	}
 }
+
+// TestDoNotReachBatchStates: a batch failed by the sweep (its task
+// archived) is no longer due and keeps its list PROCESSING; the list's
+// next batch applies it first, settling both APPLIED (FAILED -> APPLIED,
+// storage.BatchKind.CanBecome); failing an applied batch changes nothing.
+func TestDoNotReachBatchStates(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	acct, l := newDNRList(t, db)
+	expires := time.Now().Add(time.Hour)
+	first := dnrBatch(t, db, acct.ID, l.ID, "one", dnrOp(storage.DoNotReachUpdate, expires, dnrKey("a")))
+	second := dnrBatch(t, db, acct.ID, l.ID, "two", dnrOp(storage.DoNotReachUpdate, expires, dnrKey("b")))
+	if first.State != storage.BatchPending {
+		t.Fatalf("recorded state %q, want PENDING", first.State)
+	}
+	if err := db.FailBatch(t.Context(), storage.DoNotReachBatches, first.ID, "task archived"); err != nil {
+		t.Fatal(err)
+	}
+	due, err := db.BatchesDue(t.Context(), storage.DoNotReachBatches, time.Now().Add(time.Second), 10)
+	if err != nil || len(due) != 1 || due[0].ID != second.ID || due[0].Owner != l.ID || due[0].Kind != storage.DoNotReachBatches {
+		t.Fatalf("due = %+v, %v; want only %s", due, err, second.ID)
+	}
+	if !loadDNR(t, db, acct.ID, l.ID).InFlight {
+		t.Fatal("list with a failed batch not in flight")
+	}
+	res, err := db.ApplyDoNotReachBatch(t.Context(), second.ID)
+	if err != nil || res.Batches != 2 || res.Added != 2 {
+		t.Fatalf("apply = %+v, %v; want both batches, 2 added", res, err)
+	}
+	if err := db.FailBatch(t.Context(), storage.DoNotReachBatches, second.ID, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if got := loadDNR(t, db, acct.ID, l.ID); got.InFlight || got.ListSize != 2 {
+		t.Fatalf("list after apply: %+v; want size 2, nothing in flight", got)
+	}
+	again := dnrBatch(t, db, acct.ID, l.ID, "one", dnrOp(storage.DoNotReachUpdate, expires, dnrKey("a")))
+	if !again.Replayed || again.ID != first.ID || again.State != storage.BatchApplied {
+		t.Fatalf("retry of the first = %+v; want it replayed, APPLIED", again)
+	}
+}

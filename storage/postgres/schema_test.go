@@ -31,6 +31,8 @@ func TestStatusCheckMatchesStorage(t *testing.T) {
 		{"compliance_jobs", "type", storage.ComplianceTypes},
 		{"media", "state", mediaStateNames()},
 		{"media", "kind", []string{storage.MediaPhoto, storage.MediaVideo, storage.MediaAnimatedGIF, storage.MediaSubtitle}},
+		{"custom_audience_batches", "state", storage.BatchStateNames()},
+		{"do_not_reach_batches", "state", storage.BatchStateNames()},
 	}
 	for _, tc := range tests {
 		var def string

@@ -82,7 +82,7 @@ func TestSweepReenqueuesLostBatch(t *testing.T) {
 	acct, aud, record := batches(t, db)
 	lost := record("lost")
 	q := &queue{}
-	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Clock: time.Now}
+	s := &sweep.Sweeper[storage.Batch]{Source: &sweep.Batches{Kind: storage.AudienceBatches, Task: tasks.AudienceBatch, Store: db}, Queue: q, Clock: time.Now}
 	if err := s.Tick(ctx); err != nil || len(q.tasks) != 0 {
 		t.Fatalf("tick within the grace: %v, %d tasks", err, len(q.tasks))
 	}
@@ -91,11 +91,11 @@ func TestSweepReenqueuesLostBatch(t *testing.T) {
 		t.Fatalf("tick: %v, %d tasks; want 1", err, len(q.tasks))
 	}
 	task := q.tasks[0]
-	payload, err := tasks.ParseAudienceApplyBatch(task)
+	payload, err := tasks.AudienceBatch.Parse(task)
 	if err != nil || task.Type() != tasks.TypeAudienceApplyBatch || payload.BatchID != lost.ID {
 		t.Fatalf("task %s %+v, %v; want the batch %s", task.Type(), payload, err, lost.ID)
 	}
-	p := &Processor{Store: db}
+	p := NewProcessor(db, nil)
 	if err := p.ProcessTask(ctx, task); err != nil {
 		t.Fatalf("process: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestSweepReenqueuesLostBatch(t *testing.T) {
 	}
 
 	exhausted := record("exhausted")
-	task, _ = tasks.NewAudienceApplyBatch(exhausted.ID)
+	task, _ = tasks.AudienceBatch.New(exhausted.ID)
 	p.FinalFailure(ctx, task, tasks.AudienceBatchMaxRetry+1, errors.New("database down"))
 	if err := p.ProcessTask(ctx, task); err != nil {
 		t.Fatalf("process after the final failure: %v", err)
@@ -163,8 +163,8 @@ func TestWorkerFailsMidTransaction(t *testing.T) {
 	}
 	exec(`CREATE FUNCTION fail_delete() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'worker killed'; END $$`)
 	exec(`CREATE TRIGGER fail_delete BEFORE DELETE ON custom_audience_members FOR EACH ROW EXECUTE FUNCTION fail_delete()`)
-	p := &Processor{Store: db}
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	p := NewProcessor(db, nil)
+	task, _ := tasks.AudienceBatch.New(b.ID)
 	if err := p.ProcessTask(ctx, task); err == nil || errors.Is(err, asynq.SkipRetry) {
 		t.Fatalf("apply with a failing delete: %v, want a retryable error", err)
 	}
@@ -193,8 +193,8 @@ func TestWorkerContentCheck(t *testing.T) {
 	bad.Keys = append(bad.Keys, factory.MemberKey(storage.IdentPhoneNumber, ""))
 	db, aud, b := recordFor(t, bad)
 	ctx := context.Background()
-	p := &Processor{Store: db}
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
+	p := NewProcessor(db, nil)
+	task, _ := tasks.AudienceBatch.New(b.ID)
 	err := p.ProcessTask(ctx, task)
 	if err == nil || !errors.Is(err, asynq.SkipRetry) || !strings.Contains(err.Error(), "phone_number") {
 		t.Fatalf("apply: %v, want an error naming phone_number without retry", err)
@@ -212,8 +212,8 @@ func TestWorkerContentCheck(t *testing.T) {
 func TestAudienceExpiredMembers(t *testing.T) {
 	db, aud, b := recordFor(t, operation(storage.AudienceUpdate, "m0", "m1", "m2", "m3", "m4"))
 	ctx := context.Background()
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ := tasks.AudienceBatch.New(b.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	dbURL, _ := storagetest.DatabaseURL(db)
@@ -256,7 +256,7 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	if stored, rows, shown := sizes(); stored != 5 || rows != 5 || shown != 3 {
 		t.Fatalf("before the sweep: stored %d, rows %d, shown %d; want 5, 5, 3", stored, rows, shown)
 	}
-	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: sweep.Expiry(storage.AudienceBatches, db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatalf("tick: %v", err)
 	}
@@ -281,8 +281,8 @@ func TestAudienceExpiredMembers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	task, _ = tasks.NewAudienceApplyBatch(b2.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ = tasks.AudienceBatch.New(b2.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatalf("apply: %v", err)
 	}
 	if stored, rows, shown := sizes(); stored != 2 || rows != 2 || shown != 1 {
@@ -306,8 +306,8 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	later.ExpiresAt = time.Now().Add(time.Hour)
 	db, aud, b := recordFor(t, soon, later)
 	ctx := context.Background()
-	task, _ := tasks.NewAudienceApplyBatch(b.ID)
-	if err := (&Processor{Store: db}).ProcessTask(ctx, task); err != nil {
+	task, _ := tasks.AudienceBatch.New(b.ID)
+	if err := NewProcessor(db, nil).ProcessTask(ctx, task); err != nil {
 		t.Fatal(err)
 	}
 	due, err := db.AudiencesWithExpiredMembers(ctx, time.Now(), 10)
@@ -317,7 +317,7 @@ func TestEarliestExpiryFollowsBatches(t *testing.T) {
 	if v, err := db.CustomAudience(ctx, aud.OwnerAccountID, aud.ID, false); err != nil || v.AudienceSize != 1 {
 		t.Fatalf("shown size %d, %v; want 1 (two members expired)", v.AudienceSize, err)
 	}
-	s := &sweep.Sweeper[string]{Source: Expiry(db, nil), Clock: time.Now}
+	s := &sweep.Sweeper[string]{Source: sweep.Expiry(storage.AudienceBatches, db, nil), Clock: time.Now}
 	if err := s.Tick(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -338,9 +338,9 @@ func TestSweepLeavesBatchItsRunHolds(t *testing.T) {
 	_, _, record := batches(t, db)
 	b := record("held")
 	q := &queue{}
-	s := &sweep.Sweeper[storage.AudienceBatch]{Source: &Sweep{Store: db}, Queue: q, Leases: db,
+	s := &sweep.Sweeper[storage.Batch]{Source: &sweep.Batches{Kind: storage.AudienceBatches, Task: tasks.AudienceBatch, Store: db}, Queue: q, Leases: db,
 		Clock: func() time.Time { return time.Now().Add(time.Minute) }}
-	sweeptest.HeldWork(t, db, tasks.AudienceBatchTaskID(b.ID), func() {
+	sweeptest.HeldWork(t, db, tasks.AudienceBatch.TaskID(b.ID), func() {
 		if err := s.Tick(ctx); err != nil {
 			t.Fatalf("tick: %v", err)
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/sweep/sweeptest"
 )
 
 // env is a database with one account's list and a connection of the
@@ -57,7 +58,7 @@ func (e env) record(t *testing.T, key string, n int) *asynq.Task {
 	if err != nil {
 		t.Fatalf("record: %v", err)
 	}
-	task, err := tasks.NewDoNotReachApply(b.ID)
+	task, err := tasks.DoNotReachBatch.New(b.ID)
 	if err != nil {
 		t.Fatalf("task: %v", err)
 	}
@@ -80,7 +81,7 @@ func (e env) size(t *testing.T) int64 {
 func TestProcessorAppliesOnce(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := &donotreach.Processor{Store: e.db}
+	p := donotreach.NewProcessor(e.db, nil)
 	task := e.record(t, "ab", 30)
 	// Kill the first run mid-batch: it waits on the list's lock until its
 	// deadline ends the transaction.
@@ -121,7 +122,7 @@ func TestProcessorAppliesOnce(t *testing.T) {
 func TestProcessorPayloads(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	p := &donotreach.Processor{Store: e.db}
+	p := donotreach.NewProcessor(e.db, nil)
 	cases := []struct {
 		name     string
 		payload  string
@@ -150,7 +151,7 @@ func TestBatchesSweepReenqueues(t *testing.T) {
 	opt := asynq.RedisClientOpt{Addr: addr, DB: n}
 	queue, insp := asynq.NewClient(opt), asynq.NewInspector(opt)
 	t.Cleanup(func() { queue.Close(); insp.Close() })
-	s := &sweep.Sweeper[storage.DoNotReachBatch]{Source: &donotreach.Batches{Store: e.db}, Queue: queue, Inspector: insp}
+	s := &sweep.Sweeper[storage.Batch]{Source: &sweep.Batches{Kind: storage.DoNotReachBatches, Task: tasks.DoNotReachBatch, Store: e.db}, Queue: queue, Inspector: insp}
 	if err := s.Tick(t.Context()); err != nil {
 		t.Fatalf("tick: %v", err)
 	}
@@ -158,13 +159,13 @@ func TestBatchesSweepReenqueues(t *testing.T) {
 	if err != nil || len(infos) != 1 || infos[0].Type != tasks.TypeDoNotReachApply {
 		t.Fatalf("pending = %v, %v; want one apply task", infos, err)
 	}
-	if err := (&donotreach.Processor{Store: e.db}).ProcessTask(t.Context(), asynq.NewTask(infos[0].Type, infos[0].Payload)); err != nil {
+	if err := donotreach.NewProcessor(e.db, nil).ProcessTask(t.Context(), asynq.NewTask(infos[0].Type, infos[0].Payload)); err != nil {
 		t.Fatalf("process: %v", err)
 	}
 	if got := e.size(t); got != 5 {
 		t.Fatalf("size %d, want 5", got)
 	}
-	due, err := e.db.DoNotReachBatchesDue(t.Context(), time.Now(), 10)
+	due, err := e.db.BatchesDue(t.Context(), storage.DoNotReachBatches, time.Now(), 10)
 	if err != nil || len(due) != 0 {
 		t.Fatalf("due after apply = %v, %v; want none", due, err)
 	}
@@ -175,14 +176,14 @@ func TestBatchesSweepReenqueues(t *testing.T) {
 func TestExpirySweepRemovesExpired(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
-	if err := (&donotreach.Processor{Store: e.db}).ProcessTask(t.Context(), e.record(t, "ex", 10)); err != nil {
+	if err := donotreach.NewProcessor(e.db, nil).ProcessTask(t.Context(), e.record(t, "ex", 10)); err != nil {
 		t.Fatalf("process: %v", err)
 	}
 	if _, err := e.conn.Exec(t.Context(), `UPDATE do_not_reach_entries SET expires_at = now() - interval '1 second'
 		WHERE list_id = $1 AND member_key IN (SELECT member_key FROM do_not_reach_entries WHERE list_id = $1 LIMIT 4)`, e.list); err != nil {
 		t.Fatalf("expire: %v", err)
 	}
-	s := &sweep.Sweeper[string]{Source: donotreach.Expiry(e.db, nil)}
+	s := &sweep.Sweeper[string]{Source: sweep.Expiry(storage.DoNotReachBatches, e.db, nil)}
 	if err := s.Tick(t.Context()); err != nil {
 		t.Fatalf("tick: %v", err)
 	}
@@ -193,4 +194,56 @@ func TestExpirySweepRemovesExpired(t *testing.T) {
 	if got := e.size(t); got != 6 || l.ListSize != 6 {
 		t.Fatalf("stored size %d, shown %d; want 6, 6", got, l.ListSize)
 	}
+}
+
+// TestBatchesSweepLeavesBatchItsRunHolds: do-not-reach batches follow
+// the task lease rule as audience batches do: a pending batch whose run
+// holds its lease is not enqueued a second time; a killed run's batch is,
+// once its lease lapses.
+func TestBatchesSweepLeavesBatchItsRunHolds(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	task := e.record(t, "held", 3)
+	payload, err := tasks.DoNotReachBatch.Parse(task)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := &recorded{}
+	s := &sweep.Sweeper[storage.Batch]{Source: &sweep.Batches{Kind: storage.DoNotReachBatches, Task: tasks.DoNotReachBatch, Store: e.db}, Queue: q, Leases: e.db}
+	sweeptest.HeldWork(t, e.db, tasks.DoNotReachBatch.TaskID(payload.BatchID), func() {
+		if err := s.Tick(t.Context()); err != nil {
+			t.Fatalf("tick: %v", err)
+		}
+	}, func() bool { return len(q.tasks) > 0 })
+}
+
+// TestFinalFailureFailsBatch: a batch whose task will not run again is
+// FAILED: no longer due, its list PROCESSING until the list's next batch
+// applies both.
+func TestFinalFailureFailsBatch(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	p := donotreach.NewProcessor(e.db, nil)
+	failed := e.record(t, "failed", 2)
+	p.FinalFailure(t.Context(), failed, tasks.DoNotReachMaxRetry+1, errors.New("database down"))
+	if due, err := e.db.BatchesDue(t.Context(), storage.DoNotReachBatches, time.Now(), 10); err != nil || len(due) != 0 {
+		t.Fatalf("due after the final failure = %v, %v; want none", due, err)
+	}
+	if l, err := e.db.DoNotReachList(t.Context(), e.acct, e.list, false); err != nil || !l.InFlight {
+		t.Fatalf("list after the final failure: %+v, %v; want in flight", l, err)
+	}
+	if err := p.ProcessTask(t.Context(), e.record(t, "next", 3)); err != nil {
+		t.Fatalf("process the next batch: %v", err)
+	}
+	if l, err := e.db.DoNotReachList(t.Context(), e.acct, e.list, false); err != nil || l.InFlight || e.size(t) != 5 {
+		t.Fatalf("list after the next batch: %+v, %v, size %d; want both applied (5)", l, err, e.size(t))
+	}
+}
+
+// recorded keeps the tasks a sweeper enqueues.
+type recorded struct{ tasks []*asynq.Task }
+
+func (q *recorded) EnqueueContext(_ context.Context, t *asynq.Task, _ ...asynq.Option) (*asynq.TaskInfo, error) {
+	q.tasks = append(q.tasks, t)
+	return &asynq.TaskInfo{}, nil
 }

@@ -26,7 +26,7 @@ func Schedule(inspector sweep.TaskRemover, log *slog.Logger) *sweep.Singleton {
 // NewSweeper is the sweeper that runs Schedule every interval (Interval
 // when 0), under the fleet's lease so one replica enqueues per tick. Its
 // enqueues are routine (logged at debug).
-func NewSweeper(queue sweep.Enqueuer, inspector sweep.Inspector, locker sweep.Locker, interval time.Duration, log *slog.Logger) *sweep.Sweeper[string] {
+func NewSweeper(queue tasks.Enqueuer, inspector sweep.Inspector, locker sweep.Locker, interval time.Duration, log *slog.Logger) *sweep.Sweeper[string] {
 	if interval <= 0 {
 		interval = Interval
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/hibiken/asynq"
 
 	"github.com/aviary-dev/aviary/internal/logctx"
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Cleanup is a Source that enqueues nothing: scheduled housekeeping. Each
@@ -54,3 +55,31 @@ func (c *Cleanup) Abandoned(context.Context, string, *asynq.TaskInfo, time.Time)
 
 // Swept implements Source: cleaning took the records out of Due.
 func (c *Cleanup) Swept(context.Context, []string, time.Time) error { return nil }
+
+// ExpiryStore removes what expires in the owners of a kind of batches:
+// custom audience members, do-not-reach entries (storage/postgres.DB).
+type ExpiryStore interface {
+	// ExpiredOwners lists owners holding something expired at now.
+	ExpiredOwners(ctx context.Context, kind storage.BatchKind, now time.Time, limit int) ([]string, error)
+	// RemoveExpired removes a chunk of it and lowers the owner's size in
+	// one transaction.
+	RemoveExpired(ctx context.Context, kind storage.BatchKind, owner string, now time.Time) (int64, error)
+}
+
+// ExpiryInterval is how often an Expiry runs: readers never count an
+// expired member or entry, so removing them is housekeeping, not
+// correctness.
+const ExpiryInterval = time.Minute
+
+// Expiry is the scheduled cleanup of what expires in the owners of kind's
+// batches: each tick, for every owner holding something expired, it
+// deletes it and lowers the owner's size in the same transaction.
+func Expiry(kind storage.BatchKind, store ExpiryStore, log *slog.Logger) *Cleanup {
+	return &Cleanup{Label: string(kind) + "-expiry", Logger: log,
+		Pending: func(ctx context.Context, now time.Time, limit int) ([]string, error) {
+			return store.ExpiredOwners(ctx, kind, now, limit)
+		},
+		Clean: func(ctx context.Context, id string, now time.Time) (int64, error) {
+			return store.RemoveExpired(ctx, kind, id, now)
+		}}
+}

@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/hibiken/asynq"
+
+	"github.com/aviary-dev/aviary/tasks"
 )
 
 // Work is a task a source wants (re-)enqueued, with the queue and task id it
@@ -52,11 +54,6 @@ type Source[T any] interface {
 	Swept(ctx context.Context, items []T, now time.Time) error
 }
 
-// Enqueuer hands tasks to the queue (*asynq.Client).
-type Enqueuer interface {
-	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
-}
-
 // Inspector reads and removes queued tasks (*asynq.Inspector).
 type Inspector interface {
 	GetTaskInfo(queue, id string) (*asynq.TaskInfo, error)
@@ -71,7 +68,7 @@ type Locker interface {
 // Sweeper runs one Source.
 type Sweeper[T any] struct {
 	Source    Source[T]
-	Queue     Enqueuer
+	Queue     tasks.Enqueuer
 	Inspector Inspector // nil: a task found queued is taken as healthy
 	Locker    Locker    // nil: no lease (a single process)
 	Logger    *slog.Logger

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"time"
 
 	"github.com/hibiken/asynq"
 
@@ -22,6 +21,7 @@ import (
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/tasks"
 )
 
 // AccountStore finds the accounts a user may use.
@@ -39,34 +39,15 @@ type Kit struct {
 	Cursors  *Cursors
 	// Queue receives the tasks of recorded work (batches, checks); nil
 	// leaves them to the workers' sweepers.
-	Queue  Enqueuer
+	Queue  tasks.Enqueuer
 	Logger *slog.Logger
 }
 
-// Enqueuer is the queue client (*asynq.Client).
-type Enqueuer interface {
-	EnqueueContext(ctx context.Context, task *asynq.Task, opts ...asynq.Option) (*asynq.TaskInfo, error)
-}
-
-// enqueueTimeout bounds handing a task to Redis: the work is recorded, so
-// a slow Redis only delays it until a sweeper picks it up.
-const enqueueTimeout = 2 * time.Second
-
 // Enqueue hands the task of work already recorded to the queue so it
-// starts at once. Its task id is the record's, so a task already queued
-// (by a retry, or a sweeper) is a harmless conflict; any other failure is
-// logged and leaves the record to the feature's sweeper: nothing recorded
-// is lost.
+// starts at once (tasks.EnqueueRecorded): a failure leaves the record to
+// the feature's sweeper, nothing recorded is lost.
 func (k Kit) Enqueue(ctx context.Context, task *asynq.Task) {
-	if k.Queue == nil {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), enqueueTimeout)
-	defer cancel()
-	_, err := k.Queue.EnqueueContext(ctx, task)
-	if err != nil && !errors.Is(err, asynq.ErrTaskIDConflict) {
-		k.Log().WarnContext(ctx, "enqueue recorded work; a sweeper will enqueue it", "task", task.Type(), "err", err)
-	}
+	tasks.EnqueueRecorded(ctx, k.Queue, k.Logger, "recorded work", func() (*asynq.Task, error) { return task, nil }, "task", task.Type())
 }
 
 // Log is the kit's Logger, or slog.Default() when it is unset.

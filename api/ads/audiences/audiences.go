@@ -1,18 +1,14 @@
 package audiences
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/aviary-dev/aviary/api/ads/adsx"
-	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 )
@@ -22,14 +18,9 @@ const codeAudienceNotFound = "TAILORED_AUDIENCE_NOT_FOUND"
 
 // Parameter bounds.
 const (
-	maxName           = 255
-	maxDescription    = 255
-	maxIdempotencyKey = 255
+	maxName        = 255
+	maxDescription = 255
 )
-
-// idempotencyHeader names a request of the account to the audience, so
-// that its retries are applied once.
-const idempotencyHeader = "Idempotency-Key"
 
 // RetryWindow is how long a users batch with the same Idempotency-Key (per
 // account and audience), or without a key the same body as the audience's
@@ -125,35 +116,21 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if err := m.writable(r, acct.ID, id); err != nil {
 		return err
 	}
-	if r.Header.Get("Content-Type") == "" {
-		return apierr.UnsupportedMediaType(httpx.ContentJSON)
-	}
-	key, err := idempotencyKey(r)
+	req, err := adsx.ReadBatch(r, maxBatchBytes)
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
-	if err != nil {
-		return httpx.BodyReadError(r.Context(), err)
-	}
-	ops, err := parseBatch(body, m.now())
+	ops, err := parseBatch(req.Body, req.At)
 	if err != nil {
 		return err
 	}
-	sum := sha256.Sum256(body)
 	b, err := m.deps.Store.RecordAudienceBatch(r.Context(), storage.NewAudienceBatch{
-		AccountID: acct.ID, AudienceID: id, IdempotencyKey: key, BodySHA256: hex.EncodeToString(sum[:]),
+		AccountID: acct.ID, AudienceID: id, IdempotencyKey: req.Key, BodySHA256: req.SHA256,
 		RetryWindow: RetryWindow, Operations: ops})
 	if err != nil {
 		return audienceErr(err, id, "")
 	}
-	if b.State == storage.BatchPending {
-		task, err := tasks.NewAudienceApplyBatch(b.ID)
-		if err != nil {
-			return fmt.Errorf("task of batch %s: %w", b.ID, err)
-		}
-		m.deps.Kit.Enqueue(r.Context(), task)
-	}
+	m.deps.Kit.EnqueueBatch(r.Context(), storage.AudienceBatches, b.State, func() (*asynq.Task, error) { return tasks.AudienceBatch.New(b.ID) })
 	return adsx.WriteData(w, p, http.StatusOK, b.Counts)
 }
 
@@ -171,33 +148,6 @@ func (m *Module) writable(r *http.Request, accountID, id string) error {
 	return nil
 }
 
-// readBody reads the (capped) body into one buffer sized by
-// Content-Length, sparing the copies of a growing one.
-func readBody(r *http.Request) ([]byte, error) {
-	size := int64(0)
-	if r.ContentLength > 0 {
-		size = min(r.ContentLength, maxBatchBytes)
-	}
-	buf := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
-	_, err := buf.ReadFrom(r.Body)
-	return buf.Bytes(), err
-}
-
-// idempotencyKey is the Idempotency-Key header ("" when not sent): one
-// value of 1 to 255 printable ASCII characters.
-func idempotencyKey(r *http.Request) (string, error) {
-	vs := r.Header.Values(idempotencyHeader)
-	if len(vs) == 0 {
-		return "", nil
-	}
-	v := vs[0]
-	if len(vs) > 1 || v == "" || len(v) > maxIdempotencyKey || strings.ContainsFunc(v, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-		return "", adsx.Invalid(idempotencyHeader, fmt.Sprintf("%s must be one value of 1 to %d printable ASCII characters",
-			idempotencyHeader, maxIdempotencyKey))
-	}
-	return v, nil
-}
-
 // audienceErr maps a store error about audience id to the API's answer.
 func audienceErr(err error, id, name string) error {
 	switch {
@@ -208,7 +158,7 @@ func audienceErr(err error, id, name string) error {
 	case errors.Is(err, storage.ErrAudienceNotOwner):
 		return adsx.NotAllowed(fmt.Sprintf("Only the account that owns the custom audience %s may change it", id))
 	case errors.Is(err, storage.ErrRequestKeyReused):
-		return adsx.Invalid(idempotencyHeader, fmt.Sprintf("The %s was already used for a different request body", idempotencyHeader))
+		return adsx.KeyReused()
 	case errors.Is(err, storage.ErrConflict):
 		return adsx.Invalid("name", fmt.Sprintf("A custom audience named %q already exists in the account", name), name)
 	}

@@ -39,12 +39,10 @@ type Deps = adsx.Deps[Store]
 // Module serves the audiences endpoints.
 type Module struct {
 	deps Deps
-	// now is the clock of the batch time checks.
-	now func() time.Time
 }
 
 // New builds the module.
-func New(d Deps) *Module { return &Module{deps: d, now: time.Now} }
+func New(d Deps) *Module { return &Module{deps: d} }
 
 const (
 	collection = "/12/accounts/{account_id}/custom_audiences"

@@ -2,8 +2,6 @@ package donotreach
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,8 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hibiken/asynq"
+
 	"github.com/aviary-dev/aviary/api/ads/adsx"
-	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
@@ -27,8 +26,6 @@ const (
 	MaxBatchBytes = 5_000_000
 	// batchRequestsPerMinute is the endpoint's rate, per account.
 	batchRequestsPerMinute = 1500
-	// maxIdempotencyKey bounds the Idempotency-Key header.
-	maxIdempotencyKey = 255
 	// maxReportedErrors bounds the errors one rejected batch lists.
 	maxReportedErrors = 100
 )
@@ -36,9 +33,6 @@ const (
 // RetryWindow is how long a request with the same body (or the same
 // Idempotency-Key) is taken as a retry of one already recorded.
 const RetryWindow = 24 * time.Hour
-
-// idempotencyHeader names the header a client marks retries with.
-const idempotencyHeader = "Idempotency-Key"
 
 var (
 	usersBody  = httpx.Body{MaxBytes: MaxBatchBytes, Types: []string{httpx.ContentJSON}}
@@ -60,70 +54,37 @@ func (m *Module) users(w http.ResponseWriter, r *http.Request, p *adsx.Params) e
 	if _, err := m.deps.Store.DoNotReachList(r.Context(), acct.ID, listID, false); err != nil {
 		return recordErr(err, listID)
 	}
-	if r.Header.Get("Content-Type") == "" { // the batch endpoints name their type
-		return apierr.UnsupportedMediaType(httpx.ContentJSON)
-	}
-	key, err := idempotencyKey(r)
+	req, err := adsx.ReadBatch(r, MaxBatchBytes)
 	if err != nil {
 		return err
 	}
-	body, err := io.ReadAll(r.Body)
-	if err != nil {
-		return httpx.BodyReadError(r.Context(), err)
-	}
-	ops, err := parseBatch(body, m.now().UTC())
+	ops, err := parseBatch(req.Body, req.At)
 	if err != nil {
 		return err
-	}
-	sum := sha256.Sum256(body)
-	digest := hex.EncodeToString(sum[:])
-	if key == "" {
-		key = "body:" + digest
 	}
 	b, err := m.deps.Store.RecordDoNotReachBatch(r.Context(), storage.NewDoNotReachBatch{AccountID: acct.ID, ListID: listID,
-		RequestKey: key, BodySHA256: digest, Operations: ops, RetryWindow: RetryWindow})
+		RequestKey: requestKey(req.Key, req.SHA256), BodySHA256: req.SHA256, Operations: ops, RetryWindow: RetryWindow})
 	if err != nil {
 		return recordErr(err, listID)
 	}
-	if err := m.enqueue(r, b); err != nil {
-		return err
-	}
+	m.deps.Kit.EnqueueBatch(r.Context(), storage.DoNotReachBatches, b.State, func() (*asynq.Task, error) { return tasks.DoNotReachBatch.New(b.ID) })
 	return httpx.WriteJSON(w, http.StatusOK, batchResponse(acct.ID, b))
 }
 
-// idempotencyKey is the request key of the Idempotency-Key header ("" when
-// not sent): 1 to 255 printable ASCII characters.
-func idempotencyKey(r *http.Request) (string, error) {
-	vs := r.Header.Values(idempotencyHeader)
-	if len(vs) == 0 {
-		return "", nil
+// requestKey is the request key of a batch: its Idempotency-Key, else
+// its body's digest.
+func requestKey(key, digest string) string {
+	if key == "" {
+		return "body:" + digest
 	}
-	v := vs[0]
-	if len(vs) > 1 || v == "" || len(v) > maxIdempotencyKey || strings.ContainsFunc(v, func(c rune) bool { return c < 0x21 || c > 0x7e }) {
-		return "", adsx.Invalid(idempotencyHeader, fmt.Sprintf("%s must be one value of 1 to %d printable ASCII characters", idempotencyHeader, maxIdempotencyKey))
-	}
-	return "key:" + v, nil
-}
-
-// enqueue hands a batch not yet applied to the worker (a retry's batch
-// again: the task id makes it a no-op when it is queued).
-func (m *Module) enqueue(r *http.Request, b storage.DoNotReachBatch) error {
-	if b.AppliedAt != nil {
-		return nil
-	}
-	task, err := tasks.NewDoNotReachApply(b.ID)
-	if err != nil {
-		return fmt.Errorf("task of do-not-reach batch %s: %w", b.ID, err)
-	}
-	m.deps.Kit.Enqueue(r.Context(), task)
-	return nil
+	return "key:" + key
 }
 
 // recordErr maps a store error of recording a batch of list id.
 func recordErr(err error, id string) error {
 	switch {
 	case errors.Is(err, storage.ErrRequestKeyReused):
-		return adsx.Invalid(idempotencyHeader, fmt.Sprintf("The %s was already used for a different request body", idempotencyHeader))
+		return adsx.KeyReused()
 	case errors.Is(err, storage.ErrNotFound):
 		return adsx.NotFound(adsx.CodeNotFound, "do_not_reach_list_id", id)
 	}

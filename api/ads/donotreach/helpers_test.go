@@ -94,12 +94,12 @@ func (f fixture) applyQueued(t *testing.T) int {
 		if info.Type != tasks.TypeDoNotReachApply {
 			continue
 		}
-		p, err := tasks.ParseDoNotReachApply(asynq.NewTask(info.Type, info.Payload))
+		p, err := tasks.DoNotReachBatch.Parse(asynq.NewTask(info.Type, info.Payload))
 		if err != nil {
 			t.Fatalf("payload: %v", err)
 		}
-		if info.ID != tasks.DoNotReachTaskID(p.BatchID) {
-			t.Fatalf("task id %s, want %s", info.ID, tasks.DoNotReachTaskID(p.BatchID))
+		if info.ID != tasks.DoNotReachBatch.TaskID(p.BatchID) {
+			t.Fatalf("task id %s, want %s", info.ID, tasks.DoNotReachBatch.TaskID(p.BatchID))
 		}
 		if _, err := f.s.DB.ApplyDoNotReachBatch(t.Context(), p.BatchID); err != nil {
 			t.Fatalf("apply %s: %v", p.BatchID, err)

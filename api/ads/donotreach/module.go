@@ -6,7 +6,6 @@ package donotreach
 
 import (
 	"context"
-	"time"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
@@ -35,12 +34,10 @@ type Deps = adsx.Deps[Store]
 // Module serves the donotreach endpoints.
 type Module struct {
 	deps Deps
-	// now is the clock expires_at is checked against.
-	now func() time.Time
 }
 
 // New builds the module.
-func New(d Deps) *Module { return &Module{deps: d, now: time.Now} }
+func New(d Deps) *Module { return &Module{deps: d} }
 
 const (
 	collection = "/12/accounts/{account_id}/do_not_reach_lists"
