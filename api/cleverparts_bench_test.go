@@ -1,0 +1,171 @@
+package api_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/internal/jsonlog"
+	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/postgres"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+	"github.com/aviary-dev/aviary/storage/storagetest/factory"
+)
+
+// BenchmarkCleverParts drives GET /2/compliance/jobs/{id} through the
+// cached replica (as BenchmarkGetComplianceJob's "cached") with each of the
+// request path's clever parts against the plain way (docs/clever-parts.md):
+// the log handler (internal/jsonlog or slog.JSONHandler) and the call bound
+// (socket deadline and shared wait deadline, or a context.WithTimeout per
+// statement and per wait). cpu-ns/op is the process's CPU time (user and
+// system) per request; run the binary several times for alternating rounds.
+func BenchmarkCleverParts(b *testing.B) {
+	bd := setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
+	path := "/2/compliance/jobs/" + ids.Format(job.ID)
+	rc, prefix := storagetest.RedisPrefix(b)
+	socket := boundedDBWith(b, bd.dbURL, false)
+	plain := boundedDBWith(b, bd.dbURL, true)
+	for _, bc := range cleverVariants(socket, plain) {
+		_, handler := cachedReplicaLog(b, bc.db, rc, prefix, prefix+"auth-invalidate-"+bc.short, bc.log)
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetParallelism(16)
+			before := cpuTime(b)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					ctx, cancel := context.WithCancel(context.Background())
+					req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+					req.Header.Set("Authorization", bd.bearer)
+					rec := httptest.NewRecorder()
+					handler.ServeHTTP(rec, req)
+					cancel()
+					if rec.Code != http.StatusOK {
+						b.Fatalf("status %d: %s", rec.Code, rec.Body)
+					}
+				}
+			})
+			b.ReportMetric(float64(cpuTime(b)-before)/float64(b.N), "cpu-ns/op")
+		})
+	}
+}
+
+// cleverVariant is one combination of the request path's clever parts and
+// the plain ways.
+type cleverVariant struct {
+	name, short string
+	db          *postgres.DB
+	log         slog.Handler
+}
+
+func cleverVariants(socket, plain *postgres.DB) []cleverVariant {
+	return []cleverVariant{
+		{"log=jsonlog/bound=socket", "clever", socket, jsonlog.New(io.Discard, nil)},
+		{"log=slog/bound=socket", "slog", socket, slog.NewJSONHandler(io.Discard, nil)},
+		{"log=jsonlog/bound=timeout", "timeout", plain, jsonlog.New(io.Discard, nil)},
+		{"log=slog/bound=timeout", "plain", plain, slog.NewJSONHandler(io.Discard, nil)},
+	}
+}
+
+// BenchmarkCleverPartsRounds is BenchmarkCleverParts in paired rounds, for
+// a loaded machine: each round sends a block of requests (32 in flight)
+// through every variant in turn and takes the process's CPU per request of
+// each block; reported are the median CPU per request of each variant and
+// the median over rounds of its block's CPU against the clever one's in
+// the same round, in percent (slog-% is what slog.JSONHandler adds to a
+// request), with its quartiles over the rounds. Run with -benchtime 1x: it does all its rounds once.
+func BenchmarkCleverPartsRounds(b *testing.B) {
+	const rounds, block = 40, 2000
+	bd := setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
+	path := "/2/compliance/jobs/" + ids.Format(job.ID)
+	rc, prefix := storagetest.RedisPrefix(b)
+	variants := cleverVariants(boundedDBWith(b, bd.dbURL, false), boundedDBWith(b, bd.dbURL, true))
+	handlers := make([]http.Handler, len(variants))
+	for i, v := range variants {
+		_, handlers[i] = cachedReplicaLog(b, v.db, rc, prefix, prefix+"auth-invalidate-"+v.short, v.log)
+		sendBlock(b, handlers[i], path, bd.bearer, block) // warm up
+	}
+	cpu := make([][]float64, len(variants))
+	for b.Loop() {
+		for r := range rounds {
+			for k := range variants {
+				i := (k + r) % len(variants) // rotate the order each round
+				before := cpuTime(b)
+				sendBlock(b, handlers[i], path, bd.bearer, block)
+				cpu[i] = append(cpu[i], float64(cpuTime(b)-before)/block)
+			}
+		}
+	}
+	for i, v := range variants {
+		b.ReportMetric(quantile(cpu[i], 0.5), v.short+"-cpu-ns/op")
+		if i == 0 {
+			continue
+		}
+		ratios := make([]float64, len(cpu[i]))
+		for r := range ratios {
+			ratios[r] = 100 * (cpu[i][r]/cpu[0][r] - 1)
+		}
+		b.ReportMetric(quantile(ratios, 0.25), v.short+"-p25-%")
+		b.ReportMetric(quantile(ratios, 0.5), v.short+"-%")
+		b.ReportMetric(quantile(ratios, 0.75), v.short+"-p75-%")
+	}
+}
+
+// quantile is the q quantile of v (nearest rank).
+func quantile(v []float64, q float64) float64 {
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[int(q*float64(len(s)-1)+0.5)]
+}
+
+// sendBlock sends n GETs of path to h, 32 in flight.
+func sendBlock(b *testing.B, h http.Handler, path, bearer string, n int) {
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	for range 32 {
+		wg.Go(func() {
+			for left.Add(-1) >= 0 {
+				ctx, cancel := context.WithCancel(context.Background())
+				req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
+				req.Header.Set("Authorization", bearer)
+				rec := httptest.NewRecorder()
+				h.ServeHTTP(rec, req)
+				cancel()
+				if rec.Code != http.StatusOK {
+					b.Errorf("status %d: %s", rec.Code, rec.Body)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// boundedDBWith is boundedDB with the plain call bound or not.
+func boundedDBWith(b *testing.B, dbURL string, plain bool) *postgres.DB {
+	db, err := postgres.OpenWith(context.Background(), dbURL, postgres.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 5 * time.Second, PlainCallBound: plain})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(db.Close)
+	return db
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
