@@ -2,7 +2,6 @@ package api_test
 
 import (
 	"context"
-	"github.com/aviary-dev/aviary/internal/jsonlog"
 	"github.com/aviary-dev/aviary/internal/logctx"
 	"io"
 	"log/slog"
@@ -29,13 +28,6 @@ import (
 // within a test only a pub/sub announcement can drop an entry.
 func cachedReplica(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, channel string) (*httptest.Server, *api.Server) {
 	t.Helper()
-	// The handler cmd/aviary logs through (request lines included).
-	return cachedReplicaLog(t, db, rc, prefix, channel, jsonlog.New(io.Discard, nil))
-}
-
-// cachedReplicaLog is cachedReplica logging through h.
-func cachedReplicaLog(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, channel string, h slog.Handler) (*httptest.Server, *api.Server) {
-	t.Helper()
 	cache := auth.NewCache(time.Hour, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := cache.Start(ctx, rc, channel)
@@ -52,7 +44,8 @@ func cachedReplicaLog(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, c
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	log := slog.New(logctx.Handler{Handler: h})
+	// The handler cmd/aviary logs through (request lines included).
+	log := slog.New(logctx.Handler{Handler: slog.NewJSONHandler(io.Discard, nil)})
 	handler := api.New(api.Deps{
 		Modules: testModules(t, db, w, log),
 		Auth:    authn, Errors: w, Logger: log, RateLimitScale: 1e6,

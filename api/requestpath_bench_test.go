@@ -5,9 +5,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
 	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
 	"github.com/aviary-dev/aviary/storage/ids"
@@ -40,18 +38,7 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
 			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					// A server's request context can be cancelled (the
-					// client may go away): pgx then watches it.
-					ctx, cancel := context.WithCancel(context.Background())
-					req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-					req.Header.Set("Authorization", bd.bearer)
-					rec := httptest.NewRecorder()
-					bc.handler.ServeHTTP(rec, req)
-					cancel()
-					if rec.Code != http.StatusOK {
-						b.Fatalf("status %d: %s", rec.Code, rec.Body)
-					}
+				for pb.Next() && getJob(b, bc.handler, path, bd.bearer) {
 				}
 			})
 		})
@@ -61,12 +48,7 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 // boundedDB opens the database as the API does (cmd/aviary): every call
 // bounded by a CallTimeout.
 func boundedDB(b *testing.B, dbURL string) *postgres.DB {
-	db, err := postgres.OpenWith(context.Background(), dbURL, postgres.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(db.Close)
-	return db
+	return boundedDBWith(b, dbURL, false)
 }
 
 // bareJobHandler is the ceiling's handler (scripts/ceiling/getjob) on
