@@ -37,8 +37,11 @@ type Options struct {
 	// ConnectTimeout bounds opening one connection, TLS and start-up
 	// included. 0 keeps the URL's connect_timeout (none by default).
 	ConnectTimeout time.Duration
-	// PlainCallBound bounds calls with a context.WithTimeout per statement
-	// and per wait (the plain way), for the comparison benchmark.
+	// PlainCallBound bounds the calls with a context.WithTimeout per
+	// statement and per wait (timeoutTracer) instead of boundTracer's
+	// socket and shared deadlines: the plain way, kept so that
+	// BenchmarkCleverPartsRounds (api/) can measure what boundTracer buys
+	// (docs/clever-parts.md). Production never sets it.
 	PlainCallBound bool
 }
 
@@ -261,7 +264,8 @@ func (boundTracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpo
 }
 
 // timeoutTracer bounds every statement and every wait for a pooled
-// connection with a context.WithTimeout of its own (the plain way).
+// connection with a context.WithTimeout of its own (the plain way,
+// Options.PlainCallBound): what boundTracer replaced, for comparison.
 type timeoutTracer struct{ bound time.Duration }
 
 func (t timeoutTracer) start(ctx context.Context) context.Context {
