@@ -11,10 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
-	"github.com/aviary-dev/aviary/storage/storagetest"
-	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
 // BenchmarkCleverParts drives GET /2/compliance/jobs/{id} through the
@@ -26,20 +23,14 @@ import (
 // per request; run the test binary several times for alternating rounds
 // and compare with benchstat -col /bound.
 func BenchmarkCleverParts(b *testing.B) {
-	bd := setup(b, 1e6)
-	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
-	path := "/2/compliance/jobs/" + ids.Format(job.ID)
-	rc, prefix := storagetest.RedisPrefix(b)
-	socket := boundedDBWith(b, bd.dbURL, false)
-	plain := boundedDBWith(b, bd.dbURL, true)
-	for _, bc := range cleverVariants(socket, plain) {
-		_, handler := cachedReplica(b, bc.db, rc, prefix, prefix+"auth-invalidate-"+bc.short)
+	jb := newJobBench(b)
+	for _, bc := range jb.boundVariants(b) {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(16)
 			before := cpuTime(b)
 			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() && getJob(b, handler, path, bd.bearer) {
+				for pb.Next() && getJob(b, bc.handler, jb.path, jb.bd.bearer) {
 				}
 			})
 			b.ReportMetric(float64(cpuTime(b)-before)/float64(b.N), "cpu-ns/op")
@@ -47,18 +38,20 @@ func BenchmarkCleverParts(b *testing.B) {
 	}
 }
 
-// cleverVariant is the request path with the clever call bound or the
-// plain one.
-type cleverVariant struct {
+// boundVariant is the request path (a cached replica) with the clever call
+// bound or the plain one.
+type boundVariant struct {
 	name, short string
-	db          *postgres.DB
+	handler     http.Handler
 }
 
-func cleverVariants(socket, plain *postgres.DB) []cleverVariant {
-	return []cleverVariant{
-		{"bound=socket", "socket", socket},
-		{"bound=timeout", "timeout", plain},
+func (jb jobBench) boundVariants(b *testing.B) []boundVariant {
+	out := []boundVariant{{name: "bound=socket", short: "socket"}, {name: "bound=timeout", short: "timeout"}}
+	for i := range out {
+		db := boundedDBWith(b, jb.bd.dbURL, out[i].short == "timeout")
+		_, out[i].handler = cachedReplica(b, db, jb.rc, jb.prefix, jb.prefix+"auth-invalidate-"+out[i].short)
 	}
+	return out
 }
 
 // BenchmarkCleverPartsRounds is BenchmarkCleverParts in paired rounds, for
@@ -67,29 +60,22 @@ func cleverVariants(socket, plain *postgres.DB) []cleverVariant {
 // each block; reported are the median CPU per request of each variant and
 // the median over rounds of its block's CPU against bound=socket's in the
 // same round, in percent (timeout-% is what the plain call bound adds to a
-// request), with its quartiles over the rounds. Run with -benchtime 1x: it
-// does all its rounds once.
+// request), with its quartiles over the rounds. It does its rounds once,
+// whatever -benchtime says.
 func BenchmarkCleverPartsRounds(b *testing.B) {
 	const rounds, block = 60, 2000
-	bd := setup(b, 1e6)
-	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
-	path := "/2/compliance/jobs/" + ids.Format(job.ID)
-	rc, prefix := storagetest.RedisPrefix(b)
-	variants := cleverVariants(boundedDBWith(b, bd.dbURL, false), boundedDBWith(b, bd.dbURL, true))
-	handlers := make([]http.Handler, len(variants))
-	for i, v := range variants {
-		_, handlers[i] = cachedReplica(b, v.db, rc, prefix, prefix+"auth-invalidate-"+v.short)
-		sendBlock(b, handlers[i], path, bd.bearer, block) // warm up
+	jb := newJobBench(b)
+	variants := jb.boundVariants(b)
+	for _, v := range variants {
+		sendBlock(b, v.handler, jb.path, jb.bd.bearer, block) // warm up
 	}
 	cpu := make([][]float64, len(variants))
-	for b.Loop() {
-		for r := range rounds {
-			for k := range variants {
-				i := (k + r) % len(variants) // rotate the order each round
-				before := cpuTime(b)
-				sendBlock(b, handlers[i], path, bd.bearer, block)
-				cpu[i] = append(cpu[i], float64(cpuTime(b)-before)/block)
-			}
+	for r := range rounds { // whatever b.N: the rounds are the measure
+		for k := range variants {
+			i := (k + r) % len(variants) // rotate the order each round
+			before := cpuTime(b)
+			sendBlock(b, variants[i].handler, jb.path, jb.bd.bearer, block)
+			cpu[i] = append(cpu[i], float64(cpuTime(b)-before)/block)
 		}
 	}
 	for i, v := range variants {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -25,11 +27,9 @@ import (
 //
 // Figures are reported, never asserted.
 func BenchmarkGetComplianceJob(b *testing.B) {
-	bd := setup(b, 1e6)
-	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
-	path := "/2/compliance/jobs/" + ids.Format(job.ID)
-	rc, prefix := storagetest.RedisPrefix(b)
-	_, cached := cachedReplica(b, boundedDB(b, bd.dbURL), rc, prefix, prefix+"auth-invalidate")
+	jb := newJobBench(b)
+	bd, path := jb.bd, jb.path
+	_, cached := cachedReplica(b, boundedDB(b, bd.dbURL), jb.rc, jb.prefix, jb.prefix+"auth-invalidate")
 	for _, bc := range []struct {
 		name    string
 		handler http.Handler
@@ -43,6 +43,22 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			})
 		})
 	}
+}
+
+// jobBench is what the request-path benchmarks share: an API bundle, the
+// path of one compliance job of its app, and a Redis prefix for replicas.
+type jobBench struct {
+	bd     *bundle
+	path   string
+	rc     *redis.Client
+	prefix string
+}
+
+func newJobBench(b *testing.B) jobBench {
+	bd := setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.db, &factory.ComplianceJobOpts{App: bd.app})
+	rc, prefix := storagetest.RedisPrefix(b)
+	return jobBench{bd: bd, path: "/2/compliance/jobs/" + ids.Format(job.ID), rc: rc, prefix: prefix}
 }
 
 // boundedDB opens the database as the API does (cmd/aviary): every call
