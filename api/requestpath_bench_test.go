@@ -5,9 +5,9 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/scripts/ceiling/getjob"
@@ -28,11 +28,9 @@ import (
 //
 // Figures are reported, never asserted.
 func BenchmarkGetComplianceJob(b *testing.B) {
-	bd := apitest.Setup(b, 1e6)
-	job := factory.ComplianceJob(b, bd.DB, &factory.ComplianceJobOpts{App: bd.App})
-	path := "/2/compliance/jobs/" + ids.Format(job.ID)
-	rc, prefix := storagetest.RedisPrefix(b)
-	_, cached := apitest.CachedReplica(b, boundedDB(b, bd.DBURL), rc, prefix, prefix+"auth-invalidate")
+	jb := newJobBench(b)
+	bd, path := jb.bd, jb.path
+	_, cached := apitest.CachedReplica(b, boundedDB(b, bd.DBURL), jb.rc, jb.prefix, jb.prefix+"auth-invalidate")
 	for _, bc := range []struct {
 		name    string
 		handler http.Handler
@@ -41,33 +39,33 @@ func BenchmarkGetComplianceJob(b *testing.B) {
 			b.ReportAllocs()
 			b.SetParallelism(16) // 32 requests in flight on 2 CPUs, like wrk -c32
 			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					// A server's request context can be cancelled (the
-					// client may go away): pgx then watches it.
-					ctx, cancel := context.WithCancel(context.Background())
-					req := httptest.NewRequestWithContext(ctx, http.MethodGet, path, nil)
-					req.Header.Set("Authorization", bd.Bearer)
-					rec := httptest.NewRecorder()
-					bc.handler.ServeHTTP(rec, req)
-					cancel()
-					if rec.Code != http.StatusOK {
-						b.Fatalf("status %d: %s", rec.Code, rec.Body)
-					}
+				for pb.Next() && getJob(b, bc.handler, path, bd.Bearer) {
 				}
 			})
 		})
 	}
 }
 
+// jobBench is what the request-path benchmarks share: an API bundle, the
+// path of one compliance job of its app, and a Redis prefix for replicas.
+type jobBench struct {
+	bd     *apitest.Bundle
+	path   string
+	rc     *redis.Client
+	prefix string
+}
+
+func newJobBench(b *testing.B) jobBench {
+	bd := apitest.Setup(b, 1e6)
+	job := factory.ComplianceJob(b, bd.DB, &factory.ComplianceJobOpts{App: bd.App})
+	rc, prefix := storagetest.RedisPrefix(b)
+	return jobBench{bd: bd, path: "/2/compliance/jobs/" + ids.Format(job.ID), rc: rc, prefix: prefix}
+}
+
 // boundedDB opens the database as the API does (cmd/aviary): every call
 // bounded by a CallTimeout.
 func boundedDB(b *testing.B, dbURL string) *postgres.DB {
-	db, err := postgres.OpenWith(context.Background(), dbURL, postgres.Options{CallTimeout: 5 * time.Second, ConnectTimeout: 5 * time.Second})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(db.Close)
-	return db
+	return boundedDBWith(b, dbURL, false)
 }
 
 // bareJobHandler is the ceiling's handler (scripts/ceiling/getjob) on

@@ -14,7 +14,6 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/ratelimit"
-	"github.com/aviary-dev/aviary/internal/jsonlog"
 	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
@@ -41,7 +40,7 @@ func CachedReplica(t testing.TB, db *postgres.DB, rc *redis.Client, prefix, chan
 		t.Fatalf("auth: %v", err)
 	}
 	// The handler cmd/aviary logs through (request lines included).
-	log := slog.New(logctx.Handler{Handler: jsonlog.New(io.Discard, nil)})
+	log := slog.New(logctx.Handler{Handler: slog.NewJSONHandler(io.Discard, nil)})
 	handler := api.New(api.Deps{
 		Modules: Modules(t, db, w, log),
 		Auth:    authn, Errors: w, Logger: log, RateLimitScale: 1e6,

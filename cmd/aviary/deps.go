@@ -11,7 +11,6 @@ import (
 	"github.com/hibiken/asynq"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/aviary-dev/aviary/internal/jsonlog"
 	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/blob/local"
@@ -49,9 +48,7 @@ func newLogger(cfg *config, w io.Writer) *slog.Logger {
 		level = slog.LevelInfo
 	}
 	opts := &slog.HandlerOptions{Level: level}
-	// jsonlog writes what slog.NewJSONHandler would, in a third of the time:
-	// the API logs a line per request.
-	var h slog.Handler = jsonlog.New(w, opts)
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if strings.EqualFold(cfg.LogFormat, "text") {
 		h = slog.NewTextHandler(w, opts)
 	}

@@ -37,6 +37,12 @@ type Options struct {
 	// ConnectTimeout bounds opening one connection, TLS and start-up
 	// included. 0 keeps the URL's connect_timeout (none by default).
 	ConnectTimeout time.Duration
+	// PlainCallBound bounds the calls with a context.WithTimeout per
+	// statement and per wait (timeoutTracer) instead of boundTracer's
+	// socket and shared deadlines: the plain way, kept so that
+	// BenchmarkCleverPartsRounds (api/) can measure what boundTracer buys
+	// (docs/clever-parts.md). Production never sets it.
+	PlainCallBound bool
 }
 
 // Open connects to the database at url and checks the connection.
@@ -55,6 +61,9 @@ func OpenWith(ctx context.Context, url string, opts Options) (*DB, error) {
 	}
 	if opts.CallTimeout > 0 {
 		cfg.ConnConfig.Tracer = newBoundTracer(opts.CallTimeout)
+		if opts.PlainCallBound {
+			cfg.ConnConfig.Tracer = timeoutTracer{bound: opts.CallTimeout}
+		}
 	}
 	// Aviary's statements are short and planned per request; PostgreSQL's
 	// JIT compiles the expressions of any plan its cost model finds large
@@ -252,4 +261,44 @@ func (boundTracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpo
 	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
 		cancel()
 	}
+}
+
+// timeoutTracer bounds every statement and every wait for a pooled
+// connection with a context.WithTimeout of its own (the plain way,
+// Options.PlainCallBound): what boundTracer replaced, for comparison.
+type timeoutTracer struct{ bound time.Duration }
+
+func (t timeoutTracer) start(ctx context.Context) context.Context {
+	bound := t.bound
+	if d, ok := ctx.Value(boundKey{}).(time.Duration); ok && d > bound {
+		bound = d
+	}
+	ctx, cancel := context.WithTimeout(ctx, bound)
+	return context.WithValue(ctx, cancelKey{}, cancel)
+}
+
+func endTimeout(ctx context.Context) {
+	if cancel, ok := ctx.Value(cancelKey{}).(context.CancelFunc); ok {
+		cancel()
+	}
+}
+
+// TraceQueryStart implements pgx.QueryTracer.
+func (t timeoutTracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return t.start(ctx)
+}
+
+// TraceQueryEnd implements pgx.QueryTracer.
+func (timeoutTracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryEndData) {
+	endTimeout(ctx)
+}
+
+// TraceAcquireStart implements pgxpool.AcquireTracer.
+func (t timeoutTracer) TraceAcquireStart(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireStartData) context.Context {
+	return t.start(ctx)
+}
+
+// TraceAcquireEnd implements pgxpool.AcquireTracer.
+func (timeoutTracer) TraceAcquireEnd(ctx context.Context, _ *pgxpool.Pool, _ pgxpool.TraceAcquireEndData) {
+	endTimeout(ctx)
 }

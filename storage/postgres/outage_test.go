@@ -3,6 +3,7 @@ package postgres_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -138,9 +139,10 @@ func TestRefusedInputIsNotAnOutage(t *testing.T) {
 	}
 }
 
-// boundedPool opens a fresh database with a CallTimeout and a pool of one
-// connection, so a test knows which connection a call gets.
-func boundedPool(t *testing.T) (*postgres.DB, storage.App) {
+// boundedPool opens a fresh database with a CallTimeout (the plain one,
+// PlainCallBound, when plain) and a pool of one connection, so a test knows
+// which connection a call gets.
+func boundedPool(t *testing.T, plain bool) (*postgres.DB, storage.App) {
 	t.Helper()
 	direct, dbURL := storagetest.NewDB(t)
 	app, err := direct.CreateApp(t.Context(), "bounded", "")
@@ -154,7 +156,7 @@ func boundedPool(t *testing.T) (*postgres.DB, storage.App) {
 	q := u.Query()
 	q.Set("pool_max_conns", "1")
 	u.RawQuery = q.Encode()
-	db, err := postgres.OpenWith(t.Context(), u.String(), postgres.Options{CallTimeout: callTimeout, ConnectTimeout: callTimeout})
+	db, err := postgres.OpenWith(t.Context(), u.String(), postgres.Options{CallTimeout: callTimeout, ConnectTimeout: callTimeout, PlainCallBound: plain})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,10 +168,25 @@ func boundedPool(t *testing.T) (*postgres.DB, storage.App) {
 // with storage.ErrUnavailable, one within a call's longer bound (withBound)
 // completes, and the bound of a statement does not outlive it: a batch
 // (which the bound does not cover) on the same connection, idle for longer
-// than the bound since its last statement, goes through.
+// than the bound since its last statement, goes through. The same holds
+// for the plain bound the benchmarks compare it with (PlainCallBound).
 func TestCallTimeoutBoundsStatements(t *testing.T) {
 	t.Parallel()
-	db, app := boundedPool(t)
+	forEachBound(t, testCallTimeoutBoundsStatements)
+}
+
+// forEachBound runs test on the API's call bound and on the plain one.
+func forEachBound(t *testing.T, test func(t *testing.T, plain bool)) {
+	for _, plain := range []bool{false, true} {
+		t.Run(fmt.Sprintf("plain=%v", plain), func(t *testing.T) {
+			t.Parallel()
+			test(t, plain)
+		})
+	}
+}
+
+func testCallTimeoutBoundsStatements(t *testing.T, plain bool) {
+	db, app := boundedPool(t, plain)
 	read := func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err }
 	if elapsed, err := timed(t, t.Context(), func(ctx context.Context) error { return db.Sleep(ctx, 4*callTimeout, 0) }); !errors.Is(err, storage.ErrUnavailable) || elapsed >= outageLimit {
 		t.Errorf("statement over the bound: err %v after %v; want storage.ErrUnavailable within %v", err, elapsed, outageLimit)
@@ -203,10 +220,14 @@ func retryFor(limit time.Duration, f func() error) error {
 // TestCallTimeoutBoundsPoolWaits: while every pooled connection is taken, a
 // call waits for one at most about the bound, with or without a deadline
 // of its own, and fails with storage.ErrUnavailable; once a connection
-// frees up, calls go through.
+// frees up, calls go through (with the plain bound too).
 func TestCallTimeoutBoundsPoolWaits(t *testing.T) {
 	t.Parallel()
-	db, app := boundedPool(t)
+	forEachBound(t, testCallTimeoutBoundsPoolWaits)
+}
+
+func testCallTimeoutBoundsPoolWaits(t *testing.T, plain bool) {
+	db, app := boundedPool(t, plain)
 	read := func(ctx context.Context) error { _, err := db.AppByConsumerKey(ctx, app.ConsumerKey); return err }
 	held, err := db.HoldConn(t.Context())
 	if err != nil {
