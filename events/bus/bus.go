@@ -1,0 +1,163 @@
+// Package bus carries what the event half sends between processes through
+// Redis (docs/events.md): the dispatcher's filtered-stream matches, read by
+// every API replica from one Redis stream, and connection controls
+// (terminate these streams), sent to every replica by pub/sub.
+//
+// Redis is a transport here, never the record: a replica that misses
+// messages (Redis restarted, the stream trimmed) catches up from the event
+// log in PostgreSQL, which is why every Match carries the log's Seq.
+package bus
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/aviary-dev/aviary/events"
+)
+
+// DefaultMaxLen is about how many matches the Redis stream keeps: a reader
+// further behind catches up from the log.
+const DefaultMaxLen = 100_000
+
+// Bus is the Redis side of the event half.
+type Bus struct {
+	rdb    redis.UniversalClient
+	prefix string
+	maxLen int64
+}
+
+// New returns a bus on rdb whose keys start with prefix ("aviary:").
+func New(rdb redis.UniversalClient, prefix string) *Bus {
+	return &Bus{rdb: rdb, prefix: prefix, maxLen: DefaultMaxLen}
+}
+
+// MatchesKey is the Redis stream of matches.
+func (b *Bus) MatchesKey() string { return b.prefix + "stream:matches" }
+
+// ControlChannel is the pub/sub channel of connection controls.
+func (b *Bus) ControlChannel() string { return b.prefix + "stream:control" }
+
+// PublishMatches appends ms, in order, to the matches stream.
+func (b *Bus) PublishMatches(ctx context.Context, ms []events.Match) error {
+	if len(ms) == 0 {
+		return nil
+	}
+	pipe := b.rdb.Pipeline()
+	for _, m := range ms {
+		body, err := json.Marshal(m)
+		if err != nil {
+			return fmt.Errorf("encode match of event %d: %w", m.Seq, err)
+		}
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: b.MatchesKey(), MaxLen: b.maxLen, Approx: true, Values: []any{"m", body}})
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return fmt.Errorf("publish %d matches: %w", len(ms), err)
+	}
+	return nil
+}
+
+// Delivery is one match read from the stream with its Redis stream id.
+type Delivery struct {
+	StreamID string
+	Match    events.Match
+}
+
+// StartID reads the stream from its first entry; LatestID reads only what
+// is added after the call.
+const (
+	StartID  = "0-0"
+	LatestID = "$"
+)
+
+// ReadMatches returns up to count matches after the stream id after (a
+// Delivery's StreamID, StartID or LatestID), waiting up to block for the
+// first; none (and no error) when block passes. A malformed entry is
+// skipped with its id so the reader moves on.
+func (b *Bus) ReadMatches(ctx context.Context, after string, block time.Duration, count int64) ([]Delivery, error) {
+	res, err := b.rdb.XRead(ctx, &redis.XReadArgs{Streams: []string{b.MatchesKey(), after}, Count: count, Block: block}).Result()
+	if errors.Is(err, redis.Nil) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read matches after %s: %w", after, err)
+	}
+	var out []Delivery
+	for _, s := range res {
+		for _, msg := range s.Messages {
+			d := Delivery{StreamID: msg.ID}
+			raw, _ := msg.Values["m"].(string)
+			if json.Unmarshal([]byte(raw), &d.Match) != nil {
+				d.Match = events.Match{}
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// Control kinds.
+const (
+	// Terminate ends streaming connections: those named in ConnectionIDs,
+	// or every one of AppID (and of Endpoint when set).
+	Terminate = "terminate"
+)
+
+// Control is an instruction to every API replica about its connections.
+type Control struct {
+	Kind          string   `json:"kind"`
+	AppID         int64    `json:"app_id"`
+	Endpoint      string   `json:"endpoint,omitempty"`
+	ConnectionIDs []string `json:"connection_ids,omitempty"`
+}
+
+// PublishControl sends c to every replica subscribed now. Pub/sub is best
+// effort: replicas also poll the connection records (a lost control is
+// carried out at the next poll).
+func (b *Bus) PublishControl(ctx context.Context, c Control) error {
+	body, err := json.Marshal(c)
+	if err != nil {
+		return fmt.Errorf("encode control: %w", err)
+	}
+	if err := b.rdb.Publish(ctx, b.ControlChannel(), body).Err(); err != nil {
+		return fmt.Errorf("publish control %s: %w", c.Kind, err)
+	}
+	return nil
+}
+
+// Controls subscribes to the control channel until ctx ends; go-redis
+// re-subscribes after a connection loss by itself. Malformed messages are
+// dropped.
+func (b *Bus) Controls(ctx context.Context) <-chan Control {
+	sub := b.rdb.Subscribe(ctx, b.ControlChannel())
+	out := make(chan Control, 64)
+	go func() {
+		defer close(out)
+		defer sub.Close()
+		ch := sub.Channel()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case msg, ok := <-ch:
+				if !ok {
+					return
+				}
+				var c Control
+				if json.Unmarshal([]byte(msg.Payload), &c) != nil {
+					continue
+				}
+				select {
+				case out <- c:
+				case <-ctx.Done():
+					return
+				}
+			}
+		}
+	}()
+	return out
+}

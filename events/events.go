@@ -1,0 +1,112 @@
+// Package events is the event log's contract (docs/events.md): the event
+// types, their payloads, and how readers walk the log. It is a leaf: the
+// standard library only.
+//
+// Every change an event can report appends one Event in the same
+// PostgreSQL transaction as the change itself (storage/postgres), so no
+// event is lost and none describes a change that rolled back. Events carry
+// a Seq that grows in commit order: a reader that has seen every event up
+// to Seq N never finds a later-committed event at or below N. Seq is the
+// event's stable id; receivers de-duplicate on it.
+package events
+
+import (
+	"context"
+	"strconv"
+	"time"
+)
+
+// Type is an event type, dot-named as the platform names them.
+type Type string
+
+// Event types the log holds today (spec "Events"). Likes, follows, profile
+// changes, mutes, blocks and direct messages join with their features.
+const (
+	// PostCreate: a post was created (an edit creates the next version,
+	// also a PostCreate, with Post.EditOfID set). Payload: Post.
+	PostCreate Type = "post.create"
+	// PostDelete: a post was deleted (every version of an edited post; a
+	// repost undone). Payload: PostDeleted.
+	PostDelete Type = "post.delete"
+)
+
+// Event is one entry of the log.
+type Event struct {
+	// Seq is the event's position in the log and its stable id.
+	Seq  int64
+	Type Type
+	// AppID is the app the change was made with, UserID the acting user,
+	// SubjectID the changed record (a post id for post events); 0 when
+	// none.
+	AppID     int64
+	UserID    int64
+	SubjectID int64
+	// Payload is the type's payload as JSON (Post, PostDeleted).
+	Payload   []byte
+	CreatedAt time.Time
+}
+
+// ID is the event's id as receivers see it: Seq in decimal.
+func (e Event) ID() string { return strconv.FormatInt(e.Seq, 10) }
+
+// Post is the payload of PostCreate: what a matcher needs to decide on the
+// post without reading the store. Entity values are lower-cased as the
+// search operators match them.
+type Post struct {
+	ID                int64     `json:"id"`
+	AuthorID          int64     `json:"author_id"`
+	AuthorUsername    string    `json:"author_username"`
+	AppID             int64     `json:"app_id"`
+	Text              string    `json:"text"`
+	Lang              string    `json:"lang"`
+	ConversationID    int64     `json:"conversation_id"`
+	InReplyToPostID   int64     `json:"in_reply_to_post_id,omitempty"`
+	InReplyToUserID   int64     `json:"in_reply_to_user_id,omitempty"`
+	InReplyToUsername string    `json:"in_reply_to_username,omitempty"`
+	QuoteOfID         int64     `json:"quote_of_id,omitempty"`
+	RepostOfID        int64     `json:"repost_of_id,omitempty"`
+	EditOfID          int64     `json:"edit_of_id,omitempty"`
+	MediaCount        int       `json:"media_count,omitempty"`
+	Mentions          []string  `json:"mentions,omitempty"`
+	Hashtags          []string  `json:"hashtags,omitempty"`
+	Cashtags          []string  `json:"cashtags,omitempty"`
+	URLTerms          []string  `json:"url_terms,omitempty"`
+	CreatedAt         time.Time `json:"created_at"`
+}
+
+// PostDeleted is the payload of PostDelete.
+type PostDeleted struct {
+	ID        int64     `json:"id"`
+	AuthorID  int64     `json:"author_id"`
+	DeletedAt time.Time `json:"deleted_at"`
+}
+
+// Log reads the event log (storage/postgres.DB implements it).
+type Log interface {
+	// EventsAfter returns up to limit committed events with Seq > after,
+	// in Seq order.
+	EventsAfter(ctx context.Context, after int64, limit int) ([]Event, error)
+	// EventsSince returns up to limit committed events with Seq > after
+	// created at or after since, in Seq order (backfill).
+	EventsSince(ctx context.Context, since time.Time, after int64, limit int) ([]Event, error)
+	// EventHead is the Seq of the newest committed event, 0 when none.
+	EventHead(ctx context.Context) (int64, error)
+}
+
+// RuleHit is one filtered-stream rule of one app that a post matched.
+type RuleHit struct {
+	AppID  int64  `json:"app_id"`
+	RuleID int64  `json:"rule_id"`
+	Tag    string `json:"tag,omitempty"`
+}
+
+// Match is what the dispatcher publishes for a post that matched at least
+// one rule: every API replica holding a stream of an app among Rules
+// delivers the post to it with the rules of that app it matched. One Match
+// per event (all apps together), so a reader skips what it has seen by
+// Seq alone.
+type Match struct {
+	Seq    int64     `json:"seq"`
+	PostID int64     `json:"post_id"`
+	Rules  []RuleHit `json:"rules"`
+}
