@@ -115,6 +115,20 @@ func TestPrivateRedis(t *testing.T) {
 	if err := ping(5 * time.Second); err != nil {
 		t.Fatalf("thawed: %v", err)
 	}
+	if err := client.Set(context.Background(), "k", "v", 0).Err(); err != nil {
+		t.Fatalf("set: %v", err)
+	}
+	r.Crash()
+	if err := ping(5 * time.Second); err == nil || isTimeout(err) {
+		t.Fatalf("crashed: PING = %v; want the connection refused", err)
+	}
+	r.Revive()
+	if err := ping(5 * time.Second); err != nil {
+		t.Fatalf("revived: %v", err)
+	}
+	if n, err := client.Exists(context.Background(), "k").Result(); err != nil || n != 0 {
+		t.Fatalf("revived: EXISTS k = %d, %v; want an empty server", n, err)
+	}
 	r.Stop()
 	if err := ping(5 * time.Second); err == nil || isTimeout(err) {
 		t.Fatalf("stopped: PING = %v; want the connection refused", err)

@@ -22,17 +22,21 @@ const privateRedisStartTimeout = 10 * time.Second
 // away without disturbing the shared test Redis: Freeze suspends the process
 // (SIGSTOP; the kernel still accepts connections but nothing answers, like
 // a hung server), Thaw resumes it, Stop ends it for good (connections are
-// refused). It persists nothing.
+// refused), Crash kills it and Revive starts an empty one on the same
+// address (a restart without persistence). It persists nothing.
 type RedisProcess struct {
 	// Addr is the server's host:port on the loopback interface.
 	Addr string
 
 	t      testing.TB
+	bin    string
 	cmd    *exec.Cmd
 	output *bytes.Buffer
 	mu     sync.Mutex
 	frozen bool
 	done   bool
+	// crashed: killed by Crash, to be started again by Revive.
+	crashed bool
 }
 
 // PrivateRedis starts a redis-server on a free loopback port for this test
@@ -64,19 +68,30 @@ func startRedis(bin string) (*RedisProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &RedisProcess{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), output: &bytes.Buffer{}}
-	r.cmd = exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+	r := &RedisProcess{Addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), bin: bin}
+	if err := r.launch(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// launch runs a new server on r.Addr and waits until it answers.
+func (r *RedisProcess) launch() error {
+	_, port, _ := net.SplitHostPort(r.Addr)
+	r.output = &bytes.Buffer{}
+	r.cmd = exec.Command(r.bin, "--port", port, "--bind", "127.0.0.1", "--save", "",
 		"--appendonly", "no", "--daemonize", "no", "--loglevel", "warning")
 	r.cmd.Stdout, r.cmd.Stderr = r.output, r.output
 	r.cmd.SysProcAttr = minioSysProcAttr() // the same parent-death signal as MinIO's
 	if err := r.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("run %s: %w", bin, err)
+		return fmt.Errorf("run %s: %w", r.bin, err)
 	}
 	if err := r.waitReady(); err != nil {
-		r.Stop()
-		return nil, fmt.Errorf("%w; redis-server said: %s", err, r.output.String())
+		_ = r.cmd.Process.Kill()
+		_ = r.cmd.Wait()
+		return fmt.Errorf("%w; redis-server said: %s", err, r.output.String())
 	}
-	return r, nil
+	return nil
 }
 
 func freePort() (int, error) {
@@ -115,7 +130,7 @@ func (r *RedisProcess) Thaw() { r.setFrozen(false) }
 func (r *RedisProcess) setFrozen(frozen bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done || r.frozen == frozen {
+	if r.done || r.crashed || r.frozen == frozen {
 		return
 	}
 	if err := signalFreeze(r.cmd.Process, frozen); err != nil {
@@ -133,6 +148,35 @@ func (r *RedisProcess) Stop() {
 		return
 	}
 	r.done = true
-	_ = r.cmd.Process.Kill() // SIGKILL ends a stopped process as well
+	if !r.crashed {
+		_ = r.cmd.Process.Kill() // SIGKILL ends a stopped process as well
+		_ = r.cmd.Wait()
+	}
+}
+
+// Crash kills the server (SIGKILL) and keeps its address for Revive:
+// connections are refused meanwhile, and what it held is gone.
+func (r *RedisProcess) Crash() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || r.crashed {
+		return
+	}
+	_ = r.cmd.Process.Kill()
 	_ = r.cmd.Wait()
+	r.crashed, r.frozen = true, false
+}
+
+// Revive starts a new, empty server on the crashed one's address, as a
+// Redis restarted without persistence, and waits until it answers.
+func (r *RedisProcess) Revive() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done || !r.crashed {
+		return
+	}
+	if err := r.launch(); err != nil {
+		r.t.Fatalf("storagetest: restart redis-server on %s: %v", r.Addr, err)
+	}
+	r.crashed = false
 }
