@@ -382,7 +382,7 @@ func wantDisconnectPayload(t testing.TB, what string, errs []streamMsg) {
 	for _, m := range errs {
 		for _, e := range m.Errors {
 			typ, _ := e["type"].(string)
-			if strings.HasPrefix(typ, "https://api.x.com/2/problems/") && e["title"] != nil {
+			if strings.Contains(typ, "/problems/") && e["title"] != nil {
 				return
 			}
 		}
