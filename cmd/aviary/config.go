@@ -67,6 +67,8 @@ type config struct {
 	InsightsPairSample int
 	// NewsInterval is how often workers refresh the news stories.
 	NewsInterval time.Duration
+	// EventsRetention is how long the event log keeps events.
+	EventsRetention time.Duration
 	// Media processing budgets (docs/media-upload.md).
 	MediaVideoMaxPixelRate int64
 	MediaVideoMaxPixels    int64
@@ -149,6 +151,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
 		{"AVIARY_INSIGHTS_PAIR_SAMPLE", "insights-pair-sample", "16", "aviary worker: one post in this many (chosen by a hash of its id) feeds the co-occurrence pairs behind related keywords; 1: every post (docs/insights.md)", integer(&c.InsightsPairSample)},
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
+		{"AVIARY_EVENTS_RETENTION", "events-retention", "168h", "aviary worker: how long the event log keeps events (stream backfill and replay read them; a dispatcher stopped longer loses what it had not dispatched; docs/events.md)", duration(&c.EventsRetention)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE", "media-video-max-pixel-rate", strconv.FormatInt(tasks.MediaVideoMaxPixelRate, 10), "aviary worker: largest width x height x frames per second of a video processed; more fails at once with LimitExceeded (docs/media-upload.md)", integer64(&c.MediaVideoMaxPixelRate)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXELS", "media-video-max-pixels", strconv.FormatInt(tasks.MediaVideoMaxPixels, 10), "aviary worker: largest width x height x frames (all frames) of a video processed; more fails at once with LimitExceeded", integer64(&c.MediaVideoMaxPixels)},
 		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
@@ -242,6 +245,7 @@ func (c *config) validate() error {
 		{c.DependencyTimeout > 0, "AVIARY_DEPENDENCY_TIMEOUT (-dependency-timeout)", "a positive duration", c.DependencyTimeout},
 		{c.AuthCacheTTL >= 0, "AVIARY_AUTH_CACHE_TTL (-auth-cache-ttl)", "a duration of 0 or more", c.AuthCacheTTL},
 		{c.NewsInterval > 0, "AVIARY_NEWS_INTERVAL (-news-interval)", "a positive duration", c.NewsInterval},
+		{c.EventsRetention > 0, "AVIARY_EVENTS_RETENTION (-events-retention)", "a positive duration", c.EventsRetention},
 		{c.InsightsPairSample >= 1, "AVIARY_INSIGHTS_PAIR_SAMPLE (-insights-pair-sample)", "at least 1", c.InsightsPairSample},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
 		{c.MediaVideoMaxPixelRate >= 1, "AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE (-media-video-max-pixel-rate)", "at least 1", c.MediaVideoMaxPixelRate},
