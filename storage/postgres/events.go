@@ -90,10 +90,15 @@ func (db *DB) EventsAfter(ctx context.Context, after int64, limit int) ([]events
 }
 
 // EventsSince returns up to limit committed events with Seq > after
-// created at or after since, in Seq order (events.Log; backfill).
+// created at or after since, in Seq order (events.Log; backfill). The
+// append stamps created_at under the log's lock, so it grows with seq:
+// the first seq at or after since (events_created_at) bounds a range scan
+// of the primary key instead of a filter over the whole log.
 func (db *DB) EventsSince(ctx context.Context, since time.Time, after int64, limit int) ([]events.Event, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+eventColumns+` FROM events
-		WHERE seq > $2 AND created_at >= $1 ORDER BY seq LIMIT $3`, since, after, limit)
+		WHERE seq > $2 AND created_at >= $1
+		  AND seq >= (SELECT min(seq) FROM events WHERE created_at >= $1)
+		ORDER BY seq LIMIT $3`, since, after, limit)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("read events since %s", since.Format(time.RFC3339)), err)
 	}
