@@ -62,10 +62,12 @@ var Rules = []Rule{
 		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
 	// domain holds the platform's own rules that both tiers share (post
 	// text, the search query language, product catalogs): it sees records
-	// and validation, never a tier, a driver or the queue.
+	// and validation, never a tier, a driver or the queue. events (a leaf:
+	// the event log's types) is allowed so domain/streamrules can match an
+	// events.Post and report events.RuleHit (issue 26).
 	{Name: "domain-rules", Pkgs: tree("domain"), Files: All,
-		Allow:  anyOf(std, pkgs("storage", "storage/ids", "validation"), tree("domain"), ext("github.com/go-playground/validator/v10")),
-		Reason: "domain holds rules both tiers share: standard library, the storage records, storage/ids, validation (validator/v10) and other domain packages only (docs/architecture.md)"},
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "validation", "events"), tree("domain"), ext("github.com/go-playground/validator/v10")),
+		Reason: "domain holds rules both tiers share: standard library, the storage records, storage/ids, validation (validator/v10), events and other domain packages only (docs/architecture.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
