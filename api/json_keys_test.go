@@ -128,6 +128,10 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		"POST /2/users/{id}/retweets": {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},
+		"POST /2/tweets/search/stream/rules": {
+			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a"}],"add":[{"value":"b"}]}`, "add"},
+			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a","Value":"b"}]}`, "Value"},
+		},
 		"POST /2/compliance/jobs": {
 			{"/2/compliance/jobs", b.Bearer, `{"type":"tweets","type":"users"}`, "type"},
 		},

@@ -30,6 +30,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
@@ -61,7 +62,7 @@ type Bundle struct {
 	BlobDir string
 }
 
-// Modules builds the compliance, media, posts, users, search and news
+// Modules builds the compliance, media, posts, users, search, news and streams
 // modules on db with a local blob store in a temporary directory, as every
 // API test server serves them.
 func Modules(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger) api.Modules {
@@ -84,6 +85,7 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
 		News:       news.New(news.Deps{Store: db, Problems: w}),
+		Streams:    streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Logger: log}),
 	}
 }
 

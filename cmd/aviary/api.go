@@ -27,6 +27,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -58,7 +59,9 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
 		Search: search.New(search.Deps{Store: b.apiDB}),
 		News:   news.New(news.Deps{Store: b.apiDB, Problems: errs}),
-		Ads:    api.NewAdsModules(kit, b.apiDB),
+		Streams: streams.New(streams.Deps{Store: b.apiDB, Validator: val, Problems: errs, Logger: log,
+			RulesMax: cfg.StreamRulesMax, RuleMaxLength: cfg.StreamRuleMaxLength}),
+		Ads: api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 

@@ -69,6 +69,10 @@ type config struct {
 	NewsInterval time.Duration
 	// EventsRetention is how long the event log keeps events.
 	EventsRetention time.Duration
+	// StreamRulesMax and StreamRuleMaxLength cap an app's filtered-stream
+	// rules: how many, and how long each (docs/streams-rules.md).
+	StreamRulesMax      int
+	StreamRuleMaxLength int
 	// Media processing budgets (docs/media-upload.md).
 	MediaVideoMaxPixelRate int64
 	MediaVideoMaxPixels    int64
@@ -157,6 +161,8 @@ func (c *config) settings() []setting {
 		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
 		{"AVIARY_MEDIA_IMAGE_SLOTS", "media-image-slots", "0", "aviary worker: task slots images and subtitles may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaImageSlots)},
 		{"AVIARY_MEDIA_IMAGE_WAIT", "media-image-wait", "10s", "aviary api: how long an image's finalize (or one-shot upload) waits for the worker's result before answering pending; 0: never waits", duration(&c.MediaImageWait)},
+		{"AVIARY_STREAM_RULES_MAX", "stream-rules-max", "1000", "aviary api: filtered-stream rules one app may hold (rule-cap beyond; docs/streams-rules.md)", integer(&c.StreamRulesMax)},
+		{"AVIARY_STREAM_RULE_MAX_LENGTH", "stream-rule-max-length", "1024", "aviary api: longest filtered-stream rule, in characters (noncompliant-rules beyond; docs/streams-rules.md)", integer(&c.StreamRuleMaxLength)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -246,6 +252,8 @@ func (c *config) validate() error {
 		{c.AuthCacheTTL >= 0, "AVIARY_AUTH_CACHE_TTL (-auth-cache-ttl)", "a duration of 0 or more", c.AuthCacheTTL},
 		{c.NewsInterval > 0, "AVIARY_NEWS_INTERVAL (-news-interval)", "a positive duration", c.NewsInterval},
 		{c.EventsRetention > 0, "AVIARY_EVENTS_RETENTION (-events-retention)", "a positive duration", c.EventsRetention},
+		{c.StreamRulesMax >= 1, "AVIARY_STREAM_RULES_MAX (-stream-rules-max)", "at least 1", c.StreamRulesMax},
+		{c.StreamRuleMaxLength >= 1, "AVIARY_STREAM_RULE_MAX_LENGTH (-stream-rule-max-length)", "at least 1", c.StreamRuleMaxLength},
 		{c.InsightsPairSample >= 1, "AVIARY_INSIGHTS_PAIR_SAMPLE (-insights-pair-sample)", "at least 1", c.InsightsPairSample},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
 		{c.MediaVideoMaxPixelRate >= 1, "AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE (-media-video-max-pixel-rate)", "at least 1", c.MediaVideoMaxPixelRate},

@@ -23,6 +23,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/audiences"
 	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/workers/dispatch"
 	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/insights"
@@ -202,11 +203,13 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 // eventSinks are the dispatcher's sinks, in the order each batch reaches
 // them (docs/events.md).
 func eventSinks(b *backends, log *slog.Logger) []dispatch.Sink {
-	_, _ = b, log
-	// The filtered stream's matcher (workers/dispatch/streams.go) joins
-	// here; webhook deliveries and activity next.
-	return nil
+	// Webhook deliveries and activity join the filtered stream's matcher.
+	return []dispatch.Sink{dispatch.NewStreamMatcher(b.db, bus.New(b.redis, eventBusPrefix), log)}
 }
+
+// eventBusPrefix starts the Redis keys of the event half's bus: the
+// dispatcher publishes and every API replica reads under it.
+const eventBusPrefix = "aviary:"
 
 // startDispatcher runs the event dispatcher until ctx ends: every worker
 // replica runs one, the cursor's lease lets one dispatch at a time, and a
