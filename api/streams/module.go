@@ -1,0 +1,82 @@
+// Package streams serves the filtered stream (GET /2/tweets/search/stream),
+// its rules, and the streaming connections endpoints (/2/connections):
+// docs/streams.md.
+//
+// One Hub per API process reads the dispatcher's matches from the bus and
+// hands each to the local streams of the apps it concerns; the
+// connection records in PostgreSQL carry the per-app limit and let any
+// replica terminate a stream another replica holds.
+package streams
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/events"
+	"github.com/aviary-dev/aviary/validation"
+)
+
+// Defaults of Deps.
+const (
+	// DefaultConnections is the platform's connection limit per app.
+	DefaultConnections = 1
+	// DefaultKeepAlive is how often an idle stream sends "\r\n".
+	DefaultKeepAlive = 20 * time.Second
+)
+
+// Deps is what the streaming endpoints need.
+type Deps struct {
+	// Store hydrates posts and keeps the connection records.
+	Store Store
+	// Hub is the process's hub (NewHub, started by cmd); without one the
+	// stream endpoint answers operational-disconnect.
+	Hub *Hub
+	// Log and Rules serve backfill_minutes (events.Log: storage/postgres.DB;
+	// RuleSource: the stream rules' store).
+	Log   events.Log
+	Rules RuleSource
+	// Errors renders problems (its ProblemsBase names in-stream errors).
+	Errors    apierr.Writer
+	Validator *validation.Validator
+	Logger    *slog.Logger
+	Clock     func() time.Time
+	// Connections is the open streams an app may hold (AVIARY_STREAM_CONNECTIONS).
+	Connections int
+	// KeepAlive is the idle interval of "\r\n" (AVIARY_STREAM_KEEPALIVE).
+	KeepAlive time.Duration
+}
+
+// Module is the streams feature.
+type Module struct {
+	Deps
+	Hydrator *objects.Hydrator
+}
+
+// New builds the module.
+func New(d Deps) *Module {
+	if d.Clock == nil {
+		d.Clock = time.Now
+	}
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Validator == nil {
+		d.Validator = validation.New()
+	}
+	if d.Connections <= 0 {
+		d.Connections = DefaultConnections
+	}
+	if d.KeepAlive <= 0 {
+		d.KeepAlive = DefaultKeepAlive
+	}
+	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+}
+
+// Routes lists the streaming endpoints: the stream, the connections, and
+// (rules.go) the rules.
+func (m *Module) Routes() []httpx.Endpoint {
+	return append(m.streamRoutes(), m.connectionRoutes()...)
+}
