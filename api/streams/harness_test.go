@@ -316,3 +316,22 @@ func decode(t *testing.T, line string) map[string]any {
 	}
 	return v
 }
+
+// call sends a request to the server at base (as apitest.Bundle.Call).
+func call(t *testing.T, base, method, path, authz, body string) apitest.Reply {
+	t.Helper()
+	req, _ := http.NewRequest(method, base+path, strings.NewReader(body))
+	req.Header.Set("Authorization", authz)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	r := apitest.Reply{Status: resp.StatusCode, Header: resp.Header, Raw: string(raw)}
+	_ = json.Unmarshal(raw, &r.Body)
+	return r
+}
