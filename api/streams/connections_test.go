@@ -65,7 +65,9 @@ func TestTerminate(t *testing.T) {
 	b := setup(t, options{})
 	replica, _ := b.replica(t, "replica-b")
 	kill := func(base string) func(t *testing.T, id string) apitest.Reply {
-		return func(t *testing.T, id string) apitest.Reply { return call(t, base, "DELETE", "/2/connections/all", b.Bearer, "") }
+		return func(t *testing.T, id string) apitest.Reply {
+			return call(t, base, "DELETE", "/2/connections/all", b.Bearer, "")
+		}
 	}
 	tests := []struct {
 		name string
