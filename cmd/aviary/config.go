@@ -73,6 +73,10 @@ type config struct {
 	MediaVideoSlots        int
 	MediaImageSlots        int
 	MediaImageWait         time.Duration
+	// StreamConnections is the open streams an app may hold; StreamKeepAlive
+	// how often an idle stream sends "\r\n" (docs/streams.md).
+	StreamConnections int
+	StreamKeepAlive   time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -154,6 +158,8 @@ func (c *config) settings() []setting {
 		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
 		{"AVIARY_MEDIA_IMAGE_SLOTS", "media-image-slots", "0", "aviary worker: task slots images and subtitles may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaImageSlots)},
 		{"AVIARY_MEDIA_IMAGE_WAIT", "media-image-wait", "10s", "aviary api: how long an image's finalize (or one-shot upload) waits for the worker's result before answering pending; 0: never waits", duration(&c.MediaImageWait)},
+		{"AVIARY_STREAM_CONNECTIONS", "stream-connections", "1", "aviary api: open filtered-stream connections an app may hold; the next one is refused with 429 TooManyConnections (docs/streams.md)", integer(&c.StreamConnections)},
+		{"AVIARY_STREAM_KEEPALIVE", "stream-keepalive", "20s", "aviary api: how often an idle stream sends the \\r\\n keep-alive (docs/streams.md)", duration(&c.StreamKeepAlive)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -251,6 +257,8 @@ func (c *config) validate() error {
 		{c.MediaImageWait >= 0, "AVIARY_MEDIA_IMAGE_WAIT (-media-image-wait)", "0 or a positive duration", c.MediaImageWait},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 		{c.PostsAppPerDay >= 1, "AVIARY_POSTS_APP_24H_LIMIT (-posts-app-24h-limit)", "at least 1", c.PostsAppPerDay},
+		{c.StreamConnections >= 1, "AVIARY_STREAM_CONNECTIONS (-stream-connections)", "at least 1", c.StreamConnections},
+		{c.StreamKeepAlive > 0, "AVIARY_STREAM_KEEPALIVE (-stream-keepalive)", "a positive duration", c.StreamKeepAlive},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error
