@@ -39,6 +39,7 @@ var genericProblems = map[string]string{
 	"about:blank":                           "the spec's generic problem type (401, 403 Forbidden, 405, 413, 415, 429); not in the description's discriminator",
 	"https://api.x.com/2/problems/conflict": "spec slug (409 job in progress) without a schema in the description",
 	"https://api.x.com/2/problems/unsupported-authentication": "spec slug (403 wrong credential kind) without a schema in the description",
+	"https://api.x.com/2/problems/streaming-connection":       "spec slug (429 TooManyConnections on a stream, docs/streams.md) without a schema in the description",
 }
 
 // specProblem is the spec's Problem (RFC 7807): type and title required.
