@@ -1,11 +1,13 @@
 package streams
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -24,8 +26,8 @@ const (
 	// DefaultBlock is how long one read of the matches stream waits.
 	DefaultBlock = time.Second
 	// connBuffer is how many deliveries a stream may fall behind before it
-	// is dropped as too slow.
-	connBuffer = 1024
+	// is dropped as too slow (kept small: a replica holds thousands).
+	connBuffer = 64
 	// readCount is how many matches one read takes.
 	readCount = 500
 	// catchUpBatch is how many events one read of the log takes.
@@ -103,8 +105,10 @@ var ErrStopping = errors.New("streams: the hub is stopping")
 // Hub routes matches to this process's streams (docs/streams.md).
 type Hub struct {
 	HubDeps
-	mu       sync.Mutex
-	conns    map[string]*Conn
+	mu    sync.Mutex
+	conns map[string]*Conn
+	// byApp indexes conns by app, for routing.
+	byApp    map[int64]map[string]*Conn
 	stopping bool
 	streams  sync.WaitGroup
 	// lastSeq is the newest event routed (the read loop's alone).
@@ -127,7 +131,7 @@ func NewHub(d HubDeps) *Hub {
 	if d.Block <= 0 {
 		d.Block = DefaultBlock
 	}
-	return &Hub{HubDeps: d, conns: map[string]*Conn{}}
+	return &Hub{HubDeps: d, conns: map[string]*Conn{}, byApp: map[int64]map[string]*Conn{}}
 }
 
 // Start reads the log's head (matches of older events are not routed) and
@@ -184,6 +188,10 @@ func (h *Hub) Register(rec storage.StreamConnection) (*Conn, error) {
 	}
 	c := &Conn{StreamConnection: rec, out: make(chan Delivery, connBuffer), end: make(chan struct{})}
 	h.conns[rec.ID] = c
+	if h.byApp[c.AppID] == nil {
+		h.byApp[c.AppID] = map[string]*Conn{}
+	}
+	h.byApp[c.AppID][c.ID] = c
 	h.streams.Add(1)
 	return c, nil
 }
@@ -194,6 +202,10 @@ func (h *Hub) Unregister(c *Conn) {
 	defer h.mu.Unlock()
 	if _, ok := h.conns[c.ID]; ok {
 		delete(h.conns, c.ID)
+		delete(h.byApp[c.AppID], c.ID)
+		if len(h.byApp[c.AppID]) == 0 {
+			delete(h.byApp, c.AppID)
+		}
 		h.streams.Done()
 	}
 }
@@ -218,23 +230,30 @@ func (h *Hub) snapshot() []*Conn {
 }
 
 // route hands m to the local streams of the apps it matched, each with its
-// app's rules; a stream too far behind is ended.
+// app's rules (m.Rules is ordered by app); a stream too far behind is
+// ended.
 func (h *Hub) route(m events.Match) {
-	for _, c := range h.snapshot() {
-		var rules []events.RuleHit
-		for _, r := range m.Rules {
-			if r.AppID == c.AppID {
-				rules = append(rules, r)
+	byAppID := func(a, b events.RuleHit) int { return cmp.Compare(a.AppID, b.AppID) }
+	if !slices.IsSortedFunc(m.Rules, byAppID) {
+		m.Rules = slices.Clone(m.Rules)
+		slices.SortStableFunc(m.Rules, byAppID)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i := 0; i < len(m.Rules); {
+		j := i
+		for j < len(m.Rules) && m.Rules[j].AppID == m.Rules[i].AppID {
+			j++
+		}
+		d := Delivery{Seq: m.Seq, PostID: m.PostID, Rules: m.Rules[i:j:j]}
+		for _, c := range h.byApp[m.Rules[i].AppID] {
+			select {
+			case c.out <- d:
+			default:
+				c.finish(storage.DisconnectSlowClient)
 			}
 		}
-		if len(rules) == 0 {
-			continue
-		}
-		select {
-		case c.out <- Delivery{Seq: m.Seq, PostID: m.PostID, Rules: rules}:
-		default:
-			c.finish(storage.DisconnectSlowClient)
-		}
+		i = j
 	}
 }
 
@@ -331,12 +350,9 @@ func matchEvent(set Matcher, ev events.Event) (events.Match, bool) {
 
 // localApps lists the apps with local streams.
 func (h *Hub) localApps() []int64 {
-	var apps []int64
-	for _, c := range h.snapshot() {
-		if !slices.Contains(apps, c.AppID) {
-			apps = append(apps, c.AppID)
-		}
-	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	apps := slices.Collect(maps.Keys(h.byApp))
 	slices.Sort(apps)
 	return apps
 }

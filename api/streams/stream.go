@@ -100,7 +100,7 @@ func (m *Module) stream(w http.ResponseWriter, r *http.Request) error {
 func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts objects.Options, backfill int) (string, error) {
 	if backfill > 0 {
 		if err := m.backfill(ctx, s, conn.AppID, backfill, opts); err != nil {
-			return storage.DisconnectClient, err
+			return m.failed(ctx, s, err)
 		}
 	}
 	keep := time.NewTicker(m.KeepAlive)
@@ -114,7 +114,7 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts ob
 			return reason, s.write(m.disconnectBody(reason))
 		case d := <-conn.Deliveries():
 			if err := m.deliver(ctx, s, d, opts); err != nil {
-				return storage.DisconnectClient, err
+				return m.failed(ctx, s, err)
 			}
 			keep.Reset(m.KeepAlive)
 		case <-keep.C:
@@ -123,6 +123,18 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts ob
 			}
 		}
 	}
+}
+
+// failed ends a stream after err: a write that failed (the client went)
+// ends it as is; a failure to read what to send (the store) ends it with
+// operational-disconnect, so the client reconnects (with backfill) instead
+// of missing the post.
+func (m *Module) failed(ctx context.Context, s *streamWriter, err error) (string, error) {
+	if errors.Is(err, httpx.ErrResponseStarted) || ctx.Err() != nil {
+		return storage.DisconnectClient, err
+	}
+	m.Logger.Warn("stream: ending a stream after a failure", "err", err)
+	return storage.DisconnectOperational, s.write(m.disconnectBody(storage.DisconnectOperational))
 }
 
 // deliver writes the post of d if the public may see it.
