@@ -60,14 +60,14 @@ type connection struct {
 	DisconnectReason string `json:"disconnect_reason,omitempty"`
 }
 
-type listMeta struct {
+type connectionsMeta struct {
 	ResultCount int    `json:"result_count"`
 	NextToken   string `json:"next_token,omitempty"`
 }
 
-type listResponse struct {
+type connectionsResponse struct {
 	Data []connection `json:"data,omitempty"`
-	Meta listMeta     `json:"meta"`
+	Meta connectionsMeta     `json:"meta"`
 }
 
 // listConnections answers GET /2/connections: the app's connections,
@@ -91,7 +91,7 @@ func (m *Module) listConnections(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := listResponse{}
+	out := connectionsResponse{}
 	if len(list) > want {
 		list = list[:want]
 		out.Meta.NextToken = list[want-1].ID

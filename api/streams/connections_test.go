@@ -15,7 +15,7 @@ const streamPath = "/2/tweets/search/stream"
 // TooManyConnections 429; the first client's close frees its slot at
 // once; another app has its own limit.
 func TestConnectionLimit(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	first := open(t, b.Srv.URL, streamPath, b.Bearer)
 	if first.Resp.StatusCode != 200 {
 		t.Fatalf("first: %d", first.Resp.StatusCode)
@@ -50,7 +50,7 @@ func TestConnectionLimit(t *testing.T) {
 
 // TestConnectionLimitConfigured: AVIARY_STREAM_CONNECTIONS=2 admits two.
 func TestConnectionLimitConfigured(t *testing.T) {
-	b := setup(t, options{connections: 2})
+	b := setupStreams(t, options{connections: 2})
 	for i, want := range []int{200, 200, 429} {
 		if s := open(t, b.Srv.URL, streamPath, b.Bearer); s.Resp.StatusCode != want {
 			t.Fatalf("stream %d: %d, want %d", i, s.Resp.StatusCode, want)
@@ -62,7 +62,7 @@ func TestConnectionLimitConfigured(t *testing.T) {
 // whichever replica receives the DELETE: this one, another one (its control
 // over pub/sub), or none (the record alone, found by the holder's poll).
 func TestTerminate(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	replica, _ := b.replica(t, "replica-b")
 	kill := func(base string) func(t *testing.T, id string) apitest.Reply {
 		return func(t *testing.T, id string) apitest.Reply {
@@ -141,7 +141,7 @@ func waitInactive(t *testing.T, b *bundle, id, reason string) {
 // TestKillAnswers: the DELETE answers count and list what they ended;
 // UUIDs that are not open connections of the app fail; bad input is 400.
 func TestKillAnswers(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	s := open(t, b.Srv.URL, streamPath, b.Bearer)
 	id := apitest.Obj(b.Get(t, "/2/connections", b.Bearer).Body, "data", "0", "id").(string)
 	for _, tt := range []struct {
@@ -170,7 +170,7 @@ func TestKillAnswers(t *testing.T) {
 
 // TestListConnections: status, fields and pagination.
 func TestListConnections(t *testing.T) {
-	b := setup(t, options{connections: 5})
+	b := setupStreams(t, options{connections: 5})
 	for range 3 {
 		open(t, b.Srv.URL, streamPath, b.Bearer).Close()
 	}

@@ -49,7 +49,7 @@ type options struct {
 	connections int
 }
 
-func setup(t *testing.T, o options) *bundle {
+func setupStreams(t *testing.T, o options) *bundle {
 	t.Helper()
 	rc, prefix := storagetest.RedisPrefix(t)
 	proxy := storagetest.NewProxy(t, storagetest.RedisAddr())

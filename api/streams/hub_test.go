@@ -16,7 +16,7 @@ import (
 // answers, the hub catches up from the log and delivers it, and the match
 // the dispatcher publishes for it later is skipped by Seq.
 func TestCatchUpAfterRedisError(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	b.Rules.add(t, 41, b.App.ID, "otters", "wet")
 	b.Rules.add(t, 42, b.Other.ID, "otters", "")
 	s := open(t, b.Srv.URL, streamPath, b.Bearer)
@@ -54,7 +54,7 @@ func TestCatchUpAfterRedisError(t *testing.T) {
 // the platform's operational-disconnect and closes the records; new
 // streams are refused until the process is gone.
 func TestStopEndsStreams(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	s := open(t, b.Srv.URL, streamPath, b.Bearer)
 	other := open(t, b.Srv.URL, streamPath, b.OtherBearer)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -87,7 +87,7 @@ func TestStopEndsStreams(t *testing.T) {
 // TestBackfill: backfill_minutes replays the matching posts of the last
 // minutes from the log, oldest first, before the live stream.
 func TestBackfill(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	b.Rules.add(t, 51, b.App.ID, "herons", "birds")
 	_, n1 := b.post(t, "herons at dawn")
 	b.Log.appendPost(t, n1, "herons at dawn", b.App.ID)

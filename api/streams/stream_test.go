@@ -33,7 +33,7 @@ func (b *bundle) publish(t *testing.T, id int64, text string, hits ...events.Rul
 // app it matched, rendered with the request's fields and expansions
 // exactly as GET /2/tweets renders the post, with that app's rules only.
 func TestStreamDeliversMatches(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	fields := "?tweet.fields=author_id,created_at,entities&expansions=author_id&user.fields=username,created_at"
 	s := open(t, b.Srv.URL, "/2/tweets/search/stream"+fields, b.Bearer)
 	if s.Resp.StatusCode != 200 || s.Resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
@@ -64,7 +64,7 @@ func TestStreamDeliversMatches(t *testing.T) {
 
 // TestKeepAlive: an idle stream sends "\r\n" every keep-alive interval.
 func TestKeepAlive(t *testing.T) {
-	b := setup(t, options{keepAlive: 100 * time.Millisecond})
+	b := setupStreams(t, options{keepAlive: 100 * time.Millisecond})
 	s := open(t, b.Srv.URL, "/2/tweets/search/stream", b.Bearer)
 	for i := range 3 {
 		select {
@@ -81,7 +81,7 @@ func TestKeepAlive(t *testing.T) {
 // TestQuery: backfill_minutes takes 0 to 5; fields are checked as on
 // every post endpoint; app-only.
 func TestQuery(t *testing.T) {
-	b := setup(t, options{})
+	b := setupStreams(t, options{})
 	for _, tt := range []struct {
 		path, authz string
 		status      int
