@@ -86,6 +86,9 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
 		News:       news.New(news.Deps{Store: db, Problems: w}),
+		// Without a hub the stream answers operational-disconnect; SetupOn
+		// gives it one.
+		Streams: streams.New(streams.Deps{Store: db, Errors: w, Logger: log}),
 	}
 }
 
@@ -124,8 +127,7 @@ func SetupOn(t testing.TB, rateScale float64, opt func(*postgres.DB, *api.Deps))
 	}
 	// The streams feature on an unstarted hub: streams open, keep alive
 	// and end, but receive no matches (api/streams' tests start their own).
-	hub := streams.NewHub(streams.HubDeps{Bus: bus.New(rc, "t:"), Conns: db, Replica: "apitest", Logger: log})
-	deps.Modules.Streams = streams.New(streams.Deps{Store: db, Hub: hub, Errors: w, Logger: log})
+	deps.Modules.Streams.Hub = streams.NewHub(streams.HubDeps{Bus: bus.New(rc, "t:"), Conns: db, Replica: "apitest", Logger: log})
 	opt(db, &deps)
 	handler := api.New(deps)
 	b := &Bundle{Srv: httptest.NewServer(handler), API: handler, DB: db, DBURL: dbURL, Tokens: map[string]storage.AccessToken{}, BlobDir: blobDir}
