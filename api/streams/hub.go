@@ -33,6 +33,9 @@ const (
 	// catchUpBatch is how many events one read of the log takes.
 	catchUpBatch = 500
 	maxBackoff   = 5 * time.Second
+	// pollTimeout bounds one heartbeat (well inside the 30 s a row stays
+	// open without one).
+	pollTimeout = 5 * time.Second
 )
 
 // Matcher decides which rules a post satisfies (streamrules.Set).
@@ -396,6 +399,8 @@ func (h *Hub) pollLoop(ctx context.Context) {
 }
 
 func (h *Hub) poll(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, pollTimeout)
+	defer cancel()
 	local := h.snapshot()
 	ids := make([]string, len(local))
 	for i, c := range local {
