@@ -66,8 +66,8 @@ type connectionsMeta struct {
 }
 
 type connectionsResponse struct {
-	Data []connection `json:"data,omitempty"`
-	Meta connectionsMeta     `json:"meta"`
+	Data []connection    `json:"data,omitempty"`
+	Meta connectionsMeta `json:"meta"`
 }
 
 // listConnections answers GET /2/connections: the app's connections,

@@ -119,6 +119,23 @@ func TestTerminate(t *testing.T) {
 	}
 }
 
+// TestTerminateByControl: with heartbeats far apart, a DELETE on another
+// replica ends the stream at once through the pub/sub control alone.
+func TestTerminateByControl(t *testing.T) {
+	b := setupStreams(t, options{poll: time.Hour})
+	replica, _ := b.replica(t, "replica-b")
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	time.Sleep(300 * time.Millisecond) // both hubs subscribed
+	start := time.Now()
+	if r := call(t, replica.URL, "DELETE", "/2/connections/all", b.Bearer, ""); r.Status != 200 || apitest.Obj(r.Body, "data", "successful_kills") != 1.0 {
+		t.Fatalf("kill: %d %s", r.Status, r.Raw)
+	}
+	if !s.ended(2 * time.Second) {
+		t.Fatal("the control did not end the stream")
+	}
+	t.Logf("ended %v after the DELETE", time.Since(start))
+}
+
 // waitInactive waits for connection id to be listed inactive for reason.
 func waitInactive(t *testing.T, b *bundle, id, reason string) {
 	t.Helper()

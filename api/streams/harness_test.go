@@ -2,6 +2,7 @@ package streams_test
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -47,6 +48,8 @@ type bundle struct {
 type options struct {
 	keepAlive   time.Duration
 	connections int
+	// poll is the hub's heartbeat interval (default 200ms).
+	poll time.Duration
 }
 
 func setupStreams(t *testing.T, o options) *bundle {
@@ -57,7 +60,7 @@ func setupStreams(t *testing.T, o options) *bundle {
 	b.Bundle = apitest.SetupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
 		dbURL, _ := storagetest.DatabaseURL(db)
 		b.Log, b.Rules = newTestLog(t, db, dbURL), newTestRules(t, dbURL)
-		b.Hub = startHub(t, db, b.Log, b.Rules, proxy.Addr(), prefix, "replica-a")
+		b.Hub = startHub(t, db, b.Log, b.Rules, proxy.Addr(), prefix, "replica-a", o.poll)
 		d.Modules.Streams = streams.New(streams.Deps{Store: db, Hub: b.Hub, Log: b.Log, Rules: b.Rules, Errors: apierr.Writer{},
 			Logger: d.Logger, KeepAlive: o.keepAlive, Connections: o.connections})
 	})
@@ -65,12 +68,12 @@ func setupStreams(t *testing.T, o options) *bundle {
 }
 
 // startHub starts a hub on db whose bus reaches Redis at addr.
-func startHub(t *testing.T, db *postgres.DB, log events.Log, rules streams.RuleSource, addr, prefix, replica string) *streams.Hub {
+func startHub(t *testing.T, db *postgres.DB, log events.Log, rules streams.RuleSource, addr, prefix, replica string, poll time.Duration) *streams.Hub {
 	t.Helper()
 	hrc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { hrc.Close() })
 	hub := streams.NewHub(streams.HubDeps{Bus: bus.New(hrc, prefix), Log: log, Rules: rules, Conns: db, Replica: replica,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NewMatcher: testMatcher, Poll: 200 * time.Millisecond, Block: 200 * time.Millisecond})
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NewMatcher: testMatcher, Poll: cmp.Or(poll, 200*time.Millisecond), Block: 200 * time.Millisecond})
 	if err := hub.Start(context.Background()); err != nil {
 		t.Fatalf("start hub: %v", err)
 	}
@@ -91,7 +94,7 @@ func (b *bundle) replica(t *testing.T, name string) (*httptest.Server, *streams.
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	hub := startHub(t, b.DB, b.Log, b.Rules, storagetest.RedisAddr(), b.Prefix, name)
+	hub := startHub(t, b.DB, b.Log, b.Rules, storagetest.RedisAddr(), b.Prefix, name, 0)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	mod := streams.New(streams.Deps{Store: b.DB, Hub: hub, Log: b.Log, Rules: b.Rules, Errors: w, Logger: log})
 	srv := httptest.NewServer(api.New(api.Deps{Modules: api.Modules{Streams: mod}, Auth: authn, Errors: w, Logger: log}))
