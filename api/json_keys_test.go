@@ -118,6 +118,9 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		`"link":"https://shop.example/p1","image_link":"https://shop.example/p1.png","brand":"B"`
 	author := fmt.Sprint(b.Author.ID)
 	return map[string][]repeatedKeyCase{
+		"DELETE /2/connections": {
+			{"/2/connections", b.Bearer, `{"uuids":["00000000-0000-0000-0000-000000000000"],"uuids":["x"]}`, "uuids"},
+		},
 		"POST /2/tweets": {
 			{"/2/tweets", "oauth:author", `{"text":"one","text":"two"}`, "text"},
 			{"/2/tweets", "oauth:author", `{"text":"one","TEXT":"two"}`, "TEXT"},

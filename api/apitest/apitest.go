@@ -32,6 +32,7 @@ import (
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
+	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -85,7 +86,9 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
 		News:       news.New(news.Deps{Store: db, Problems: w}),
-		Streams:    streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Logger: log}),
+		// Without a hub the stream answers operational-disconnect; SetupOn
+		// gives it one.
+		Streams: streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Errors: w, Logger: log}),
 	}
 }
 
@@ -122,10 +125,22 @@ func SetupOn(t testing.TB, rateScale float64, opt func(*postgres.DB, *api.Deps))
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
 	}
+	// The streams feature on an unstarted hub: streams open, keep alive
+	// and end, but receive no matches (api/streams' tests start their own).
+	deps.Modules.Streams.Hub = streams.NewHub(streams.HubDeps{Bus: bus.New(rc, "t:"), Conns: db, Replica: "apitest", Logger: log})
 	opt(db, &deps)
 	handler := api.New(deps)
 	b := &Bundle{Srv: httptest.NewServer(handler), API: handler, DB: db, DBURL: dbURL, Tokens: map[string]storage.AccessToken{}, BlobDir: blobDir}
 	t.Cleanup(b.Srv.Close)
+	if s := deps.Modules.Streams; s != nil && s.Hub != nil {
+		// Before Close, which waits for every request: the hub ends the
+		// streams (operational-disconnect), as on a replica's shutdown.
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.Hub.Stop(ctx)
+		})
+	}
 	b.App, b.Bearer = NewApp(t, db, "first")
 	b.Other, b.OtherBearer = NewApp(t, db, "second")
 	b.User, b.Token = NewUser(t, db, b.App, "reader")

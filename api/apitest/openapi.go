@@ -43,6 +43,7 @@ var genericProblems = map[string]string{
 	"https://api.x.com/2/problems/invalid-rules":              "spec slug (a stream rule that does not parse, in a 200's errors) without a schema in the description",
 	"https://api.x.com/2/problems/noncompliant-rules":         "spec slug (a stream rule the stream does not take, in a 200's errors) without a schema in the description",
 	"https://api.x.com/2/problems/rule-cap":                   "spec slug (403: an app's stream rule cap) without a schema in the description",
+	"https://api.x.com/2/problems/streaming-connection":       "spec slug (429 TooManyConnections on a stream, docs/streams.md) without a schema in the description",
 }
 
 // specProblem is the spec's Problem (RFC 7807): type and title required.

@@ -79,6 +79,10 @@ type config struct {
 	MediaVideoSlots        int
 	MediaImageSlots        int
 	MediaImageWait         time.Duration
+	// StreamConnections is the open streams an app may hold; StreamKeepAlive
+	// how often an idle stream sends "\r\n" (docs/streams.md).
+	StreamConnections int
+	StreamKeepAlive   time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -163,6 +167,8 @@ func (c *config) settings() []setting {
 		{"AVIARY_MEDIA_IMAGE_WAIT", "media-image-wait", "10s", "aviary api: how long an image's finalize (or one-shot upload) waits for the worker's result before answering pending; 0: never waits", duration(&c.MediaImageWait)},
 		{"AVIARY_STREAM_RULES_MAX", "stream-rules-max", "1000", "aviary api: filtered-stream rules one app may hold (rule-cap beyond; docs/streams-rules.md)", integer(&c.StreamRulesMax)},
 		{"AVIARY_STREAM_RULE_MAX_LENGTH", "stream-rule-max-length", "1024", "aviary api: longest filtered-stream rule, in characters (noncompliant-rules beyond; docs/streams-rules.md)", integer(&c.StreamRuleMaxLength)},
+		{"AVIARY_STREAM_CONNECTIONS", "stream-connections", "1", "aviary api: open filtered-stream connections an app may hold; the next one is refused with 429 TooManyConnections (docs/streams.md)", integer(&c.StreamConnections)},
+		{"AVIARY_STREAM_KEEPALIVE", "stream-keepalive", "20s", "aviary api: how often an idle stream sends the \\r\\n keep-alive (docs/streams.md)", duration(&c.StreamKeepAlive)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -263,6 +269,8 @@ func (c *config) validate() error {
 		{c.MediaImageWait >= 0, "AVIARY_MEDIA_IMAGE_WAIT (-media-image-wait)", "0 or a positive duration", c.MediaImageWait},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 		{c.PostsAppPerDay >= 1, "AVIARY_POSTS_APP_24H_LIMIT (-posts-app-24h-limit)", "at least 1", c.PostsAppPerDay},
+		{c.StreamConnections >= 1, "AVIARY_STREAM_CONNECTIONS (-stream-connections)", "at least 1", c.StreamConnections},
+		{c.StreamKeepAlive > 0, "AVIARY_STREAM_KEEPALIVE (-stream-keepalive)", "a positive duration", c.StreamKeepAlive},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error
