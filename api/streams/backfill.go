@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/domain/streamrules"
 )
 
 // backfillBatch is how many events one read of the log takes.
@@ -25,7 +26,7 @@ func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, min
 	if len(rules) == 0 {
 		return nil
 	}
-	set := m.Hub.NewMatcher(rules)
+	set := streamrules.NewSet(rules)
 	since := m.Clock().Add(-time.Duration(minutes) * time.Minute)
 	var after int64
 	for {
@@ -35,7 +36,10 @@ func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, min
 		}
 		for _, ev := range evs {
 			after = ev.Seq
-			match, ok := matchEvent(set, ev)
+			match, ok, err := set.MatchEvent(ev)
+			if err != nil {
+				m.Logger.ErrorContext(ctx, "backfill: event skipped", "err", err)
+			}
 			if !ok {
 				continue
 			}

@@ -5,17 +5,15 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/api"
@@ -40,8 +38,6 @@ type bundle struct {
 	Proxy  *storagetest.Proxy
 	RC     *redis.Client
 	Prefix string
-	Log    *testLog
-	Rules  *testRules
 }
 
 // options tune the streams module of a bundle.
@@ -58,22 +54,21 @@ func setupStreams(t *testing.T, o options) *bundle {
 	proxy := storagetest.NewProxy(t, storagetest.RedisAddr())
 	b := &bundle{Bus: bus.New(rc, prefix), Proxy: proxy, RC: rc, Prefix: prefix}
 	b.Bundle = apitest.SetupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
-		dbURL, _ := storagetest.DatabaseURL(db)
-		b.Log, b.Rules = newTestLog(t, db, dbURL), newTestRules(t, dbURL)
-		b.Hub = startHub(t, db, b.Log, b.Rules, proxy.Addr(), prefix, "replica-a", o.poll)
-		d.Modules.Streams = streams.New(streams.Deps{Store: db, Hub: b.Hub, Log: b.Log, Rules: b.Rules, Errors: apierr.Writer{},
+		b.Hub = startHub(t, db, proxy.Addr(), prefix, "replica-a", o.poll)
+		d.Modules.Streams = streams.New(streams.Deps{Store: db, Hub: b.Hub, Log: db, Rules: db, Errors: apierr.Writer{},
 			Logger: d.Logger, KeepAlive: o.keepAlive, Connections: o.connections})
 	})
 	return b
 }
 
-// startHub starts a hub on db whose bus reaches Redis at addr.
-func startHub(t *testing.T, db *postgres.DB, log events.Log, rules streams.RuleSource, addr, prefix, replica string, poll time.Duration) *streams.Hub {
+// startHub starts a hub on db (its connections, event log and rules) whose
+// bus reaches Redis at addr.
+func startHub(t *testing.T, db *postgres.DB, addr, prefix, replica string, poll time.Duration) *streams.Hub {
 	t.Helper()
 	hrc := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: -1, DialTimeout: 500 * time.Millisecond})
 	t.Cleanup(func() { hrc.Close() })
-	hub := streams.NewHub(streams.HubDeps{Bus: bus.New(hrc, prefix), Log: log, Rules: rules, Conns: db, Replica: replica,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), NewMatcher: testMatcher, Poll: cmp.Or(poll, 200*time.Millisecond), Block: 200 * time.Millisecond})
+	hub := streams.NewHub(streams.HubDeps{Bus: bus.New(hrc, prefix), Log: db, Rules: db, Conns: db, Replica: replica,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Poll: cmp.Or(poll, 200*time.Millisecond), Block: 200 * time.Millisecond})
 	if err := hub.Start(context.Background()); err != nil {
 		t.Fatalf("start hub: %v", err)
 	}
@@ -94,9 +89,9 @@ func (b *bundle) replica(t *testing.T, name string) (*httptest.Server, *streams.
 	if err != nil {
 		t.Fatalf("auth: %v", err)
 	}
-	hub := startHub(t, b.DB, b.Log, b.Rules, storagetest.RedisAddr(), b.Prefix, name, 0)
+	hub := startHub(t, b.DB, storagetest.RedisAddr(), b.Prefix, name, 0)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	mod := streams.New(streams.Deps{Store: b.DB, Hub: hub, Log: b.Log, Rules: b.Rules, Errors: w, Logger: log})
+	mod := streams.New(streams.Deps{Store: b.DB, Hub: hub, Log: b.DB, Rules: b.DB, Errors: w, Logger: log})
 	srv := httptest.NewServer(api.New(api.Deps{Modules: api.Modules{Streams: mod}, Auth: authn, Errors: w, Logger: log}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { // before Close, which waits for the streams
@@ -107,129 +102,65 @@ func (b *bundle) replica(t *testing.T, name string) (*httptest.Server, *streams.
 	return srv, hub
 }
 
-// testMatcher is streamrules' matcher once it matches (the rules helper's
-// work), else a stand-in: a rule matches a post whose text holds its value
-// (case-insensitive).
-func testMatcher(rules []storage.StreamRule) streams.Matcher {
-	probe := streamrules.NewSet([]storage.StreamRule{{ID: 1, AppID: 1, Value: "probe"}})
-	if len(probe.Match(events.Post{ID: 1, Text: "probe"})) > 0 {
-		return streamrules.NewSet(rules)
+// rule stores a stream rule of the app through the rules' store.
+func (b *bundle) rule(t *testing.T, appID int64, value, tag string) storage.StreamRule {
+	t.Helper()
+	got, err := b.DB.AddStreamRules(context.Background(), storage.StreamRuleAdd{AppID: appID,
+		Rules: []storage.NewStreamRule{{Value: value, Tag: tag}}, Max: streams.DefaultRulesMax})
+	if err != nil || len(got.Created) != 1 {
+		t.Fatalf("add rule %q: %+v, %v", value, got, err)
 	}
-	return substringMatcher(rules)
+	return got.Created[0]
 }
 
-type substringMatcher []storage.StreamRule
+// post creates a post by the author through the API (its post.create
+// event is appended by the store) and returns its id.
+func (b *bundle) post(t *testing.T, text string) (string, int64) {
+	t.Helper()
+	id := b.Create(t, "oauth:author", map[string]any{"text": text})
+	n, _ := strconv.ParseInt(id, 10, 64)
+	return id, n
+}
 
-func (s substringMatcher) Match(p events.Post) []events.RuleHit {
-	var hits []events.RuleHit
-	for _, r := range s {
-		if strings.Contains(strings.ToLower(p.Text), strings.ToLower(r.Value)) {
-			hits = append(hits, events.RuleHit{AppID: r.AppID, RuleID: r.ID, Tag: r.Tag})
+// event is the post.create event the store appended for post id.
+func (b *bundle) event(t *testing.T, id int64) events.Event {
+	t.Helper()
+	evs, err := b.DB.EventsAfter(context.Background(), 0, 10000)
+	if err != nil {
+		t.Fatalf("read the log: %v", err)
+	}
+	for _, ev := range evs {
+		if ev.Type == events.PostCreate && ev.SubjectID == id {
+			return ev
 		}
 	}
-	return hits
+	t.Fatalf("no post.create event for post %d", id)
+	return events.Event{}
 }
 
-// testLog is the event log of the test database: storage/postgres.DB once
-// it implements events.Log (the event log's branch), else a reader of the
-// events table as migration 0024 shapes it, created here when missing.
-type testLog struct {
-	events.Log
-	pool *pgxpool.Pool
-}
-
-const eventsDDL = `CREATE SEQUENCE IF NOT EXISTS events_seq AS bigint;
-CREATE TABLE IF NOT EXISTS events (seq bigint PRIMARY KEY, type text NOT NULL, app_id bigint NOT NULL DEFAULT 0,
-  user_id bigint NOT NULL DEFAULT 0, subject_id bigint NOT NULL DEFAULT 0, payload jsonb NOT NULL,
-  created_at timestamptz NOT NULL DEFAULT clock_timestamp())`
-
-func newTestLog(t *testing.T, db *postgres.DB, dbURL string) *testLog {
+// dispatch does what the dispatcher's stream matcher does for the posts'
+// events: matches them against every stored rule (streamrules.NewSet) and
+// publishes the matches on the bus. It returns the matches.
+func (b *bundle) dispatch(t *testing.T, ids ...int64) []events.Match {
 	t.Helper()
-	pool := storagetest.BarePool(t, dbURL)
-	if _, err := pool.Exec(context.Background(), eventsDDL); err != nil {
-		t.Fatalf("events table: %v", err)
-	}
-	l := &testLog{pool: pool}
-	if real, ok := any(db).(events.Log); ok {
-		l.Log = real
-	} else {
-		l.Log = sqlLog{pool}
-	}
-	return l
-}
-
-// appendPost appends a post.create event for post id (text by the author)
-// and returns its seq.
-func (l *testLog) appendPost(t *testing.T, id int64, text string, appID int64) int64 {
-	t.Helper()
-	payload, _ := json.Marshal(events.Post{ID: id, Text: text, AppID: appID, CreatedAt: time.Now()})
-	var seq int64
-	err := l.pool.QueryRow(context.Background(), `INSERT INTO events (seq, type, app_id, subject_id, payload)
-		VALUES (nextval('events_seq'), $1, $2, $3, $4) RETURNING seq`, string(events.PostCreate), appID, id, payload).Scan(&seq)
+	ctx := context.Background()
+	rules, _, err := b.DB.AllStreamRules(ctx)
 	if err != nil {
-		t.Fatalf("append event: %v", err)
+		t.Fatalf("rules: %v", err)
 	}
-	return seq
-}
-
-// sqlLog reads the events table (test stand-in of storage/postgres.DB's
-// events.Log).
-type sqlLog struct{ pool *pgxpool.Pool }
-
-func (l sqlLog) EventsAfter(ctx context.Context, after int64, limit int) ([]events.Event, error) {
-	return l.read(ctx, `seq > $1`, []any{after}, limit)
-}
-
-func (l sqlLog) EventsSince(ctx context.Context, since time.Time, after int64, limit int) ([]events.Event, error) {
-	return l.read(ctx, `seq > $1 AND created_at >= $2`, []any{after, since}, limit)
-}
-
-func (l sqlLog) read(ctx context.Context, where string, args []any, limit int) ([]events.Event, error) {
-	rows, err := l.pool.Query(ctx, `SELECT seq, type, app_id, user_id, subject_id, payload, created_at FROM events WHERE `+where+
-		fmt.Sprintf(` ORDER BY seq LIMIT %d`, limit), args...)
-	if err != nil {
-		return nil, err
+	set := streamrules.NewSet(rules)
+	var out []events.Match
+	for _, id := range ids {
+		m, ok, err := set.MatchEvent(b.event(t, id))
+		if err != nil || !ok {
+			t.Fatalf("post %d matched no rule (%v)", id, err)
+		}
+		out = append(out, m)
 	}
-	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (events.Event, error) {
-		var e events.Event
-		err := r.Scan(&e.Seq, &e.Type, &e.AppID, &e.UserID, &e.SubjectID, &e.Payload, &e.CreatedAt)
-		return e, err
-	})
-}
-
-func (l sqlLog) EventHead(ctx context.Context) (int64, error) {
-	var head int64
-	err := l.pool.QueryRow(ctx, `SELECT coalesce(max(seq), 0) FROM events`).Scan(&head)
-	return head, err
-}
-
-// testRules are stream rules in a table of the test's own (the rules
-// helper's stream_rules and its store are on another branch).
-type testRules struct{ pool *pgxpool.Pool }
-
-func newTestRules(t *testing.T, dbURL string) *testRules {
-	t.Helper()
-	pool := storagetest.BarePool(t, dbURL)
-	if _, err := pool.Exec(context.Background(), `CREATE TABLE test_stream_rules (id bigint PRIMARY KEY, app_id bigint NOT NULL,
-		value text NOT NULL, tag text NOT NULL DEFAULT '', created_at timestamptz NOT NULL DEFAULT now())`); err != nil {
-		t.Fatalf("rules table: %v", err)
+	if err := b.Bus.PublishMatches(ctx, out); err != nil {
+		t.Fatalf("publish: %v", err)
 	}
-	return &testRules{pool}
-}
-
-func (r *testRules) add(t *testing.T, id, appID int64, value, tag string) {
-	t.Helper()
-	if _, err := r.pool.Exec(context.Background(), `INSERT INTO test_stream_rules (id, app_id, value, tag) VALUES ($1, $2, $3, $4)`, id, appID, value, tag); err != nil {
-		t.Fatalf("add rule: %v", err)
-	}
-}
-
-func (r *testRules) StreamRulesOf(ctx context.Context, appIDs []int64) ([]storage.StreamRule, error) {
-	rows, err := r.pool.Query(ctx, `SELECT id, app_id, value, tag, created_at FROM test_stream_rules WHERE app_id = ANY($1) ORDER BY app_id, id`, appIDs)
-	if err != nil {
-		return nil, err
-	}
-	return pgx.CollectRows(rows, pgx.RowToStructByPos[storage.StreamRule])
+	return out
 }
 
 // streamClient is an open stream: its lines (keep-alives as "") arrive

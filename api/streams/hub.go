@@ -3,7 +3,6 @@ package streams
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -38,11 +37,6 @@ const (
 	pollTimeout = 5 * time.Second
 )
 
-// Matcher decides which rules a post satisfies (streamrules.Set).
-type Matcher interface {
-	Match(p events.Post) []events.RuleHit
-}
-
 // HubDeps is what a hub needs.
 type HubDeps struct {
 	Bus *bus.Bus
@@ -54,11 +48,8 @@ type HubDeps struct {
 	// Replica names this process in the connection records.
 	Replica string
 	Logger  *slog.Logger
-	// NewMatcher compiles rules for the catch-up from the log (default
-	// streamrules.NewSet).
-	NewMatcher func(rules []storage.StreamRule) Matcher
-	Poll       time.Duration
-	Block      time.Duration
+	Poll    time.Duration
+	Block   time.Duration
 }
 
 // Delivery is one matched post for one stream.
@@ -124,9 +115,6 @@ type Hub struct {
 func NewHub(d HubDeps) *Hub {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
-	}
-	if d.NewMatcher == nil {
-		d.NewMatcher = func(rules []storage.StreamRule) Matcher { return streamrules.NewSet(rules) }
 	}
 	if d.Poll <= 0 {
 		d.Poll = DefaultPoll
@@ -317,7 +305,7 @@ func (h *Hub) catchUp(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("catch up: %w", err)
 	}
-	set := h.NewMatcher(rules)
+	set := streamrules.NewSet(rules)
 	for {
 		evs, err := h.Log.EventsAfter(ctx, h.lastSeq, catchUpBatch)
 		if err != nil {
@@ -327,28 +315,16 @@ func (h *Hub) catchUp(ctx context.Context) error {
 			return nil
 		}
 		for _, ev := range evs {
-			if m, ok := matchEvent(set, ev); ok {
+			m, ok, err := set.MatchEvent(ev)
+			if err != nil {
+				h.Logger.ErrorContext(ctx, "stream catch-up: event skipped", "err", err)
+			}
+			if ok {
 				h.route(m)
 			}
 			h.lastSeq = ev.Seq
 		}
 	}
-}
-
-// matchEvent is the Match of a post.create event, if it matched a rule.
-func matchEvent(set Matcher, ev events.Event) (events.Match, bool) {
-	if ev.Type != events.PostCreate {
-		return events.Match{}, false
-	}
-	var p events.Post
-	if json.Unmarshal(ev.Payload, &p) != nil {
-		return events.Match{}, false
-	}
-	hits := set.Match(p)
-	if len(hits) == 0 {
-		return events.Match{}, false
-	}
-	return events.Match{Seq: ev.Seq, PostID: p.ID, Rules: hits}, true
 }
 
 // localApps lists the apps with local streams.

@@ -2,12 +2,12 @@ package streams_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
-	"github.com/aviary-dev/aviary/events"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -17,13 +17,12 @@ import (
 // the dispatcher publishes for it later is skipped by Seq.
 func TestCatchUpAfterRedisError(t *testing.T) {
 	b := setupStreams(t, options{})
-	b.Rules.add(t, 41, b.App.ID, "otters", "wet")
-	b.Rules.add(t, 42, b.Other.ID, "otters", "")
+	wet := b.rule(t, b.App.ID, "otters", "wet")
+	b.rule(t, b.Other.ID, "otters", "")
 	s := open(t, b.Srv.URL, streamPath, b.Bearer)
 	b.Proxy.SetDown(true)
 	time.Sleep(300 * time.Millisecond) // the hub's read fails
 	_, n := b.post(t, "Otters hold hands")
-	seq := b.Log.appendPost(t, n, "Otters hold hands", b.App.ID)
 	if err := b.RC.Del(context.Background(), b.Bus.MatchesKey()).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -33,17 +32,12 @@ func TestCatchUpAfterRedisError(t *testing.T) {
 		t.Fatal("the post made while Redis was away never came")
 	}
 	got := decode(t, line)
-	if apitest.Obj(got, "data", "id") != itoa(n) || apitest.CanonicalJSON(t, mustJSON(got["matching_rules"])) != `[{"id":"41","tag":"wet"}]` {
+	if apitest.Obj(got, "data", "id") != itoa(n) || apitest.CanonicalJSON(t, mustJSON(got["matching_rules"])) != fmt.Sprintf(`[{"id":"%d","tag":"wet"}]`, wet.ID) {
 		t.Fatalf("caught up %s", line)
 	}
 	// The dispatcher's match for the same event, then a newer one.
 	_, n2 := b.post(t, "otters again")
-	pub := []events.Match{{Seq: seq, PostID: n, Rules: []events.RuleHit{{AppID: b.App.ID, RuleID: 41}}}}
-	seq2 := b.Log.appendPost(t, n2, "otters again", b.App.ID)
-	pub = append(pub, events.Match{Seq: seq2, PostID: n2, Rules: []events.RuleHit{{AppID: b.App.ID, RuleID: 41}}})
-	if err := b.Bus.PublishMatches(context.Background(), pub); err != nil {
-		t.Fatal(err)
-	}
+	b.dispatch(t, n, n2)
 	line, ok = s.next(t, 5*time.Second)
 	if !ok || apitest.Obj(decode(t, line), "data", "id") != itoa(n2) {
 		t.Fatalf("after the catch-up: %q (a duplicate of %d, or nothing)", line, n)
@@ -88,13 +82,10 @@ func TestStopEndsStreams(t *testing.T) {
 // minutes from the log, oldest first, before the live stream.
 func TestBackfill(t *testing.T) {
 	b := setupStreams(t, options{})
-	b.Rules.add(t, 51, b.App.ID, "herons", "birds")
+	b.rule(t, b.App.ID, "herons", "birds")
 	_, n1 := b.post(t, "herons at dawn")
-	b.Log.appendPost(t, n1, "herons at dawn", b.App.ID)
-	_, skip := b.post(t, "nothing to see")
-	b.Log.appendPost(t, skip, "nothing to see", b.App.ID)
+	b.post(t, "nothing to see")
 	_, n2 := b.post(t, "more herons")
-	b.Log.appendPost(t, n2, "more herons", b.App.ID)
 	none := open(t, b.Srv.URL, streamPath, b.Bearer)
 	if line, ok := none.next(t, 300*time.Millisecond); ok {
 		t.Fatalf("without backfill_minutes: %s", line)

@@ -1,39 +1,21 @@
 package streams_test
 
 import (
-	"context"
-	"strconv"
+	"fmt"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
-	"github.com/aviary-dev/aviary/events"
 )
 
-// postID is the id of a post the author creates through the API.
-func (b *bundle) post(t *testing.T, text string) (string, int64) {
-	t.Helper()
-	id := b.Create(t, "oauth:author", map[string]any{"text": text})
-	n, _ := strconv.ParseInt(id, 10, 64)
-	return id, n
-}
-
-// publish appends the post's event to the log and publishes its match as
-// the dispatcher would.
-func (b *bundle) publish(t *testing.T, id int64, text string, hits ...events.RuleHit) int64 {
-	t.Helper()
-	seq := b.Log.appendPost(t, id, text, b.App.ID)
-	if err := b.Bus.PublishMatches(context.Background(), []events.Match{{Seq: seq, PostID: id, Rules: hits}}); err != nil {
-		t.Fatalf("publish: %v", err)
-	}
-	return seq
-}
-
-// TestStreamDeliversMatches: a published match reaches the stream of the
-// app it matched, rendered with the request's fields and expansions
-// exactly as GET /2/tweets renders the post, with that app's rules only.
+// TestStreamDeliversMatches: the match the real matcher computes for a
+// post's logged event, published on the bus, reaches the stream of the app
+// it matched, rendered with the request's fields and expansions exactly as
+// GET /2/tweets renders the post, with that app's rules only.
 func TestStreamDeliversMatches(t *testing.T) {
 	b := setupStreams(t, options{})
+	cats, dogs := b.rule(t, b.App.ID, "cats", "cats"), b.rule(t, b.App.ID, "#dogs", "")
+	b.rule(t, b.Other.ID, "cats -#dogs", "other")
 	fields := "?tweet.fields=author_id,created_at,entities&expansions=author_id&user.fields=username,created_at"
 	s := open(t, b.Srv.URL, "/2/tweets/search/stream"+fields, b.Bearer)
 	if s.Resp.StatusCode != 200 || s.Resp.Header.Get("Content-Type") != "application/json; charset=utf-8" {
@@ -41,8 +23,7 @@ func TestStreamDeliversMatches(t *testing.T) {
 	}
 	other := open(t, b.Srv.URL, "/2/tweets/search/stream", b.OtherBearer)
 	id, n := b.post(t, "cats and #dogs")
-	b.publish(t, n, "cats and #dogs",
-		events.RuleHit{AppID: b.App.ID, RuleID: 7, Tag: "cats"}, events.RuleHit{AppID: b.App.ID, RuleID: 9})
+	b.dispatch(t, n)
 	line, ok := s.next(t, 5*time.Second)
 	if !ok {
 		t.Fatal("no post within 5s")
@@ -54,8 +35,9 @@ func TestStreamDeliversMatches(t *testing.T) {
 			t.Errorf("%s on the stream %s, GET /2/tweets/{id} %s", part, g, w)
 		}
 	}
-	if rules := apitest.CanonicalJSON(t, mustJSON(got["matching_rules"])); rules != `[{"id":"7","tag":"cats"},{"id":"9"}]` {
-		t.Errorf("matching_rules %s", rules)
+	wantRules := fmt.Sprintf(`[{"id":"%d","tag":"cats"},{"id":"%d"}]`, cats.ID, dogs.ID)
+	if rules := apitest.CanonicalJSON(t, mustJSON(got["matching_rules"])); rules != wantRules {
+		t.Errorf("matching_rules %s, want %s", rules, wantRules)
 	}
 	if line, ok := other.next(t, 500*time.Millisecond); ok {
 		t.Errorf("the other app's stream got %s", line)

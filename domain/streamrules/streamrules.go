@@ -6,6 +6,8 @@ package streamrules
 
 import (
 	"cmp"
+	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -62,6 +64,28 @@ func (s *Set) Match(p events.Post) []events.RuleHit {
 		}
 	}
 	return hits
+}
+
+// MatchEvent is the Match of a post.create event whose post satisfies a
+// rule of the set; false for other events and for posts no rule matches.
+// An error says the payload does not decode (the event stays unmatched).
+// The dispatcher's matcher and the stream's catch-up and backfill share it.
+func (s *Set) MatchEvent(ev events.Event) (events.Match, bool, error) {
+	if ev.Type != events.PostCreate {
+		return events.Match{}, false, nil
+	}
+	var p events.Post
+	if err := json.Unmarshal(ev.Payload, &p); err != nil {
+		return events.Match{}, false, fmt.Errorf("post.create event %d: %w", ev.Seq, err)
+	}
+	if p.ID == 0 {
+		p.ID = ev.SubjectID
+	}
+	hits := s.Match(p)
+	if len(hits) == 0 {
+		return events.Match{}, false, nil
+	}
+	return events.Match{Seq: ev.Seq, PostID: p.ID, Rules: hits}, true, nil
 }
 
 // view is a post as the matchers read it: its text's tokens and its

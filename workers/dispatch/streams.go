@@ -2,7 +2,6 @@ package dispatch
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -77,19 +76,13 @@ func (m *StreamMatcher) Handle(ctx context.Context, batch []events.Event) error 
 	}
 	var out []events.Match
 	for _, e := range batch {
-		if e.Type != events.PostCreate {
-			continue
-		}
-		var p events.Post
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
+		match, ok, err := set.MatchEvent(e)
+		if err != nil {
 			m.Logger.ErrorContext(ctx, "stream matcher: undecodable post.create payload skipped", "seq", e.Seq, "err", err)
 			continue
 		}
-		if p.ID == 0 {
-			p.ID = e.SubjectID
-		}
-		if hits := set.Match(p); len(hits) > 0 {
-			out = append(out, events.Match{Seq: e.Seq, PostID: p.ID, Rules: hits})
+		if ok {
+			out = append(out, match)
 		}
 	}
 	if err := m.Bus.PublishMatches(ctx, out); err != nil {
