@@ -1,6 +1,7 @@
 package streamrules_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -246,4 +247,41 @@ func BenchmarkMatch(b *testing.B) {
 		hits = len(set.Match(p))
 	}
 	b.ReportMetric(float64(hits), "hits/post")
+}
+
+func TestMatchEvent(t *testing.T) {
+	t.Parallel()
+	set := streamrules.NewSet([]storage.StreamRule{{ID: 5, AppID: 2, Value: "cat", Tag: "c"}})
+	payload := func(p events.Post) []byte {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	hit := []events.RuleHit{{AppID: 2, RuleID: 5, Tag: "c"}}
+	for _, tt := range []struct {
+		name    string
+		ev      events.Event
+		want    events.Match
+		ok, err bool
+	}{
+		{"match", events.Event{Seq: 9, Type: events.PostCreate, SubjectID: 3, Payload: payload(events.Post{ID: 3, Text: "a Cat"})},
+			events.Match{Seq: 9, PostID: 3, Rules: hit}, true, false},
+		{"post id from the subject", events.Event{Seq: 10, Type: events.PostCreate, SubjectID: 4, Payload: payload(events.Post{Text: "cat"})},
+			events.Match{Seq: 10, PostID: 4, Rules: hit}, true, false},
+		{"no rule matches", events.Event{Seq: 11, Type: events.PostCreate, SubjectID: 5, Payload: payload(events.Post{ID: 5, Text: "dog"})},
+			events.Match{}, false, false},
+		{"not a creation", events.Event{Seq: 12, Type: events.PostDelete, SubjectID: 3, Payload: payload(events.Post{ID: 3, Text: "cat"})},
+			events.Match{}, false, false},
+		{"undecodable", events.Event{Seq: 13, Type: events.PostCreate, SubjectID: 6, Payload: []byte("not json")},
+			events.Match{}, false, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, ok, err := set.MatchEvent(tt.ev)
+			if ok != tt.ok || (err != nil) != tt.err || got.Seq != tt.want.Seq || got.PostID != tt.want.PostID || !slices.Equal(got.Rules, tt.want.Rules) {
+				t.Errorf("MatchEvent = %+v, %v, %v; want %+v, %v, error %v", got, ok, err, tt.want, tt.ok, tt.err)
+			}
+		})
+	}
 }

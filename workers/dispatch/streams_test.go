@@ -111,3 +111,46 @@ func TestStreamMatcherFailsWithoutRedis(t *testing.T) {
 		t.Error("handle succeeded with Redis down")
 	}
 }
+
+// TestStreamChain runs the whole chain on real backends: a rule stored
+// through the store, a post created through the store (its post.create
+// event appended in the same transaction), the Dispatcher reading the log
+// and handing it to the StreamMatcher, and the Match read back from the bus
+// with the rule's id and tag. A post no rule matches publishes nothing.
+func TestStreamChain(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	rc, prefix := storagetest.RedisPrefix(t)
+	b := bus.New(rc, prefix)
+	ctx := t.Context()
+	app := factory.App(t, db, nil)
+	alice := factory.User(t, db, &factory.UserOpts{Username: "alice_chain"})
+	added, err := db.AddStreamRules(ctx, storage.StreamRuleAdd{AppID: app.ID, Max: 10,
+		Rules: []storage.NewStreamRule{{Value: `"blue heron" from:alice_chain`, Tag: "herons"}}})
+	if err != nil || len(added.Created) != 1 {
+		t.Fatalf("add rule: %+v, %v", added, err)
+	}
+	rule := added.Created[0]
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	start(t, &dispatch.Dispatcher{Log: db, Cursors: db, Listen: db, Logger: log, Cursor: "chain",
+		Sinks: []dispatch.Sink{dispatch.NewStreamMatcher(db, b, log)}})
+
+	miss, err := db.CreatePost(ctx, storage.Post{AuthorID: alice.ID, AppID: app.ID, Text: "a heron, blue"})
+	if err != nil {
+		t.Fatalf("CreatePost: %v", err)
+	}
+	hit, err := db.CreatePost(ctx, storage.Post{AuthorID: alice.ID, AppID: app.ID, Text: "A Blue Heron at dawn"})
+	if err != nil {
+		t.Fatalf("CreatePost: %v", err)
+	}
+	var got []bus.Delivery
+	eventually(t, "the match on the bus", func() bool {
+		got, err = b.ReadMatches(ctx, bus.StartID, 10*time.Millisecond, 10)
+		return err == nil && len(got) > 0
+	})
+	seqs := allSeqs(t, db)
+	want := events.Match{Seq: seqs[len(seqs)-1], PostID: hit.ID, Rules: []events.RuleHit{{AppID: app.ID, RuleID: rule.ID, Tag: "herons"}}}
+	if len(got) != 1 || got[0].Match.Seq != want.Seq || got[0].Match.PostID != want.PostID || !slices.Equal(got[0].Match.Rules, want.Rules) {
+		t.Fatalf("bus carries %+v, want only %+v (post %d matches no rule)", got, want, miss.ID)
+	}
+}
