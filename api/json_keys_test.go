@@ -118,6 +118,9 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		`"link":"https://shop.example/p1","image_link":"https://shop.example/p1.png","brand":"B"`
 	author := fmt.Sprint(b.Author.ID)
 	return map[string][]repeatedKeyCase{
+		"DELETE /2/connections": {
+			{"/2/connections", b.Bearer, `{"uuids":["00000000-0000-0000-0000-000000000000"],"uuids":["x"]}`, "uuids"},
+		},
 		"POST /2/tweets": {
 			{"/2/tweets", "oauth:author", `{"text":"one","text":"two"}`, "text"},
 			{"/2/tweets", "oauth:author", `{"text":"one","TEXT":"two"}`, "TEXT"},
@@ -127,6 +130,10 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		},
 		"POST /2/users/{id}/retweets": {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
+		},
+		"POST /2/tweets/search/stream/rules": {
+			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a"}],"add":[{"value":"b"}]}`, "add"},
+			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a","Value":"b"}]}`, "Value"},
 		},
 		"POST /2/compliance/jobs": {
 			{"/2/compliance/jobs", b.Bearer, `{"type":"tweets","type":"users"}`, "type"},

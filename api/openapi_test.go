@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +18,7 @@ import (
 // author's post, deleted by the case that expects 200), {kept} (another
 // post of the author), {upload} (the author's media upload, taking
 // segments), {finalizable} (one whose segments are complete), {media} (the
-// author's processed photo).
+// author's processed photo), {rule} (a stream rule of the first app).
 // authz is as in apitest.Bundle.Call, with "bearer" and "other" for the two
 // apps' bearer tokens. limited cases run on a bundle whose rate limits admit
 // one request per window: the request is sent twice and the second answer
@@ -116,6 +117,20 @@ var openapiCases = []openapiCase{
 	{name: "lookup post: expansion links only", method: "GET", path: "/2/tweets/{reply}?expansions=" + allTweetExpansions, authz: "bearer", status: 200},
 	{name: "lookup posts: expansion links, description spellings", method: "GET", path: "/2/tweets?ids={reply}&expansions=referenced_posts,edit_history_post_ids,author_id&post.fields=id", authz: "oauth:reader", status: 200},
 	{name: "lookup post: unknown post.fields value", method: "GET", path: "/2/tweets/{kept}?post.fields=secret", authz: "bearer", status: 400},
+	// GET /2/tweets/search/stream (the second app holds a stream: {stream}), /2/connections
+	{name: "stream: too many connections", method: "GET", path: "/2/tweets/search/stream", authz: "other", status: 429},
+	{name: "stream: backfill_minutes out of range", method: "GET", path: "/2/tweets/search/stream?backfill_minutes=9", authz: "other", status: 400},
+	{name: "stream: user context", method: "GET", path: "/2/tweets/search/stream", authz: "oauth:reader", status: 403},
+	{name: "list connections", method: "GET", path: "/2/connections", authz: "other", status: 200},
+	{name: "list connections: every status and field", method: "GET", path: "/2/connections?status=all&endpoints=filtered_stream&max_results=1&connection.fields=id,client_ip,connected_at,disconnected_at,disconnect_reason,endpoint_name", authz: "other", status: 200},
+	{name: "list connections: none", method: "GET", path: "/2/connections?status=inactive", authz: "bearer", status: 200},
+	{name: "list connections: unknown status", method: "GET", path: "/2/connections?status=open", authz: "bearer", status: 400},
+	{name: "kill connections by uuid", method: "DELETE", path: "/2/connections", authz: "other", body: `{"uuids":["{stream}","00000000-0000-0000-0000-000000000000"]}`, status: 200},
+	{name: "kill connections by uuid: none given", method: "DELETE", path: "/2/connections", authz: "other", body: `{"uuids":[]}`, status: 400},
+	{name: "kill all connections", method: "DELETE", path: "/2/connections/all", authz: "bearer", status: 200},
+	{name: "kill connections of an endpoint", method: "DELETE", path: "/2/connections/filtered_stream", authz: "bearer", status: 200},
+	{name: "kill connections: unknown endpoint", method: "DELETE", path: "/2/connections/nope", authz: "bearer", status: 400},
+	{name: "kill all connections: user context", method: "DELETE", path: "/2/connections/all", authz: "oauth:reader", status: 403},
 	// POST /2/tweets: replies
 	{name: "create reply", method: "POST", path: "/2/tweets", authz: "oauth:author", body: `{"text":"more","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 201},
 	{name: "create reply: not summoned", method: "POST", path: "/2/tweets", authz: "oauth:reader", body: `{"text":"hi","reply":{"in_reply_to_tweet_id":"{kept}"}}`, status: 403},
@@ -164,6 +179,21 @@ var openapiCases = []openapiCase{
 	{name: "get news: unknown", method: "GET", path: "/2/news/42", authz: "bearer", status: 200},
 	{name: "get news: malformed id", method: "GET", path: "/2/news/x", authz: "bearer", status: 400},
 	{name: "get news: unknown field", method: "GET", path: "/2/news/{news}?news.fields=keyword", authz: "bearer", status: 400},
+	// POST and GET /2/tweets/search/stream/rules ({rule}: a rule of the first app, value "fixture").
+	{name: "add stream rules", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"cat has:media","tag":"cats"},{"value":"#meme"}]}`, status: 200},
+	{name: "add stream rules: duplicate", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"fixture"},{"value":"dog"}]}`, status: 200},
+	{name: "add stream rules: invalid and noncompliant", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"(cat"},{"value":"has:media"},{"value":"bird"}]}`, status: 200},
+	{name: "add stream rules: dry run", method: "POST", path: "/2/tweets/search/stream/rules?dry_run=true", authz: "bearer", body: `{"add":[{"value":"owl"}]}`, status: 200},
+	{name: "delete stream rules by ids and values", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"delete":{"ids":["42"],"values":["dog"]}}`, status: 200},
+	{name: "delete all stream rules: dry run", method: "POST", path: "/2/tweets/search/stream/rules?delete_all=true&dry_run=true", authz: "bearer", status: 200},
+	{name: "update stream rules: add and delete", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"a"}],"delete":{"ids":["1"]}}`, status: 400},
+	{name: "update stream rules: user context", method: "POST", path: "/2/tweets/search/stream/rules", authz: "oauth:reader", body: `{"add":[{"value":"a"}]}`, status: 403},
+	{name: "list stream rules", method: "GET", path: "/2/tweets/search/stream/rules", authz: "bearer", status: 200},
+	{name: "list stream rules: paged", method: "GET", path: "/2/tweets/search/stream/rules?max_results=1", authz: "bearer", status: 200},
+	{name: "list stream rules by ids", method: "GET", path: "/2/tweets/search/stream/rules?ids={rule},42", authz: "bearer", status: 200},
+	{name: "list stream rules: none", method: "GET", path: "/2/tweets/search/stream/rules", authz: "other", status: 200},
+	{name: "list stream rules: max_results", method: "GET", path: "/2/tweets/search/stream/rules?max_results=0", authz: "bearer", status: 400},
+	{name: "list stream rules: no credentials", method: "GET", path: "/2/tweets/search/stream/rules", status: 401},
 }
 
 // allTweetFields and allUserFields name every field the endpoints render.
@@ -259,7 +289,31 @@ func openapiFixtures(t *testing.T, b *apitest.Bundle) map[string]string {
 	story := apitest.AddStory(t, b.DB, storage.NewsStory{LeadTerm: "fixture", Keywords: []string{"fixture", "#tag"}, Name: "Fixture news",
 		Summary: "2 posts mention fixture.", Hook: "Fixture is spiking.", Contexts: storage.NewsContexts{Topics: []string{"tag"}},
 		PostIDs: []int64{apitest.PostIDOf(t, kept), apitest.PostIDOf(t, reply.Body["data"].(map[string]any)["id"].(string))}, Posts: 2}, time.Now())
-	return map[string]string{"{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
+	rule := b.Call(t, "POST", "/2/tweets/search/stream/rules", b.Bearer, "application/json", []byte(`{"add":[{"value":"fixture"}]}`))
+	if rule.Status != 200 {
+		t.Fatalf("add fixture rule: %d %s", rule.Status, rule.Raw)
+	}
+	stream := openStream(t, b, b.OtherBearer)
+	return map[string]string{"{stream}": stream, "{rule}": apitest.Obj(rule.Body, "data").([]any)[0].(map[string]any)["id"].(string), "{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
 		"{reply}": reply.Body["data"].(map[string]any)["id"].(string), "{author}": id(b.Author.ID), "{reader}": id(b.User.ID),
 		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
+}
+
+// openStream holds a stream of the app of bearer open until the test ends
+// and returns its connection id.
+func openStream(t *testing.T, b *apitest.Bundle, bearer string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", b.Srv.URL+"/2/tweets/search/stream", nil)
+	req.Header.Set("Authorization", bearer)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("open stream: %v %v", resp, err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	r := b.Get(t, "/2/connections", bearer)
+	id, _ := apitest.Obj(r.Body, "data", "0", "id").(string)
+	if id == "" {
+		t.Fatalf("connections: %s", r.Raw)
+	}
+	return id
 }

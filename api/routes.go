@@ -28,6 +28,7 @@ import (
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 )
 
@@ -40,6 +41,7 @@ type Modules struct {
 	Users      *users.Module
 	Search     *search.Module
 	News       *news.Module
+	Streams    *streams.Module
 	Ads        AdsModules
 }
 
@@ -105,7 +107,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

@@ -30,7 +30,9 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
+	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -61,7 +63,7 @@ type Bundle struct {
 	BlobDir string
 }
 
-// Modules builds the compliance, media, posts, users, search and news
+// Modules builds the compliance, media, posts, users, search, news and streams
 // modules on db with a local blob store in a temporary directory, as every
 // API test server serves them.
 func Modules(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger) api.Modules {
@@ -84,6 +86,9 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
 		News:       news.New(news.Deps{Store: db, Problems: w}),
+		// Without a hub the stream answers operational-disconnect; SetupOn
+		// gives it one.
+		Streams: streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Errors: w, Logger: log}),
 	}
 }
 
@@ -120,10 +125,22 @@ func SetupOn(t testing.TB, rateScale float64, opt func(*postgres.DB, *api.Deps))
 		Limiter: ratelimit.NewLimiter(rc, "t:", time.Now, w),
 		Ready:   []api.Check{{Name: "database", Check: db.Ping}},
 	}
+	// The streams feature on an unstarted hub: streams open, keep alive
+	// and end, but receive no matches (api/streams' tests start their own).
+	deps.Modules.Streams.Hub = streams.NewHub(streams.HubDeps{Bus: bus.New(rc, "t:"), Conns: db, Replica: "apitest", Logger: log})
 	opt(db, &deps)
 	handler := api.New(deps)
 	b := &Bundle{Srv: httptest.NewServer(handler), API: handler, DB: db, DBURL: dbURL, Tokens: map[string]storage.AccessToken{}, BlobDir: blobDir}
 	t.Cleanup(b.Srv.Close)
+	if s := deps.Modules.Streams; s != nil && s.Hub != nil {
+		// Before Close, which waits for every request: the hub ends the
+		// streams (operational-disconnect), as on a replica's shutdown.
+		t.Cleanup(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			s.Hub.Stop(ctx)
+		})
+	}
 	b.App, b.Bearer = NewApp(t, db, "first")
 	b.Other, b.OtherBearer = NewApp(t, db, "second")
 	b.User, b.Token = NewUser(t, db, b.App, "reader")

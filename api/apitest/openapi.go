@@ -39,6 +39,11 @@ var genericProblems = map[string]string{
 	"about:blank":                           "the spec's generic problem type (401, 403 Forbidden, 405, 413, 415, 429); not in the description's discriminator",
 	"https://api.x.com/2/problems/conflict": "spec slug (409 job in progress) without a schema in the description",
 	"https://api.x.com/2/problems/unsupported-authentication": "spec slug (403 wrong credential kind) without a schema in the description",
+	"https://api.x.com/2/problems/duplicate-rules":            "spec slug (a stream rule the app already has, in a 200's errors) without a schema in the description",
+	"https://api.x.com/2/problems/invalid-rules":              "spec slug (a stream rule that does not parse, in a 200's errors) without a schema in the description",
+	"https://api.x.com/2/problems/noncompliant-rules":         "spec slug (a stream rule the stream does not take, in a 200's errors) without a schema in the description",
+	"https://api.x.com/2/problems/rule-cap":                   "spec slug (403: an app's stream rule cap) without a schema in the description",
+	"https://api.x.com/2/problems/streaming-connection":       "spec slug (429 TooManyConnections on a stream, docs/streams.md) without a schema in the description",
 }
 
 // specProblem is the spec's Problem (RFC 7807): type and title required.

@@ -12,7 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
-	"github.com/aviary-dev/aviary/domain/posttext"
+	postops "github.com/aviary-dev/aviary/ops/posts"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/validation"
@@ -63,7 +63,7 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 	if req.EditOptions != nil {
 		post, err = m.edit(r.Context(), p, req.EditOptions.PreviousPostID, draft, now)
 	} else {
-		post, err = m.Store.CreatePost(r.Context(), draft)
+		post, err = postops.Create(r.Context(), m.Store, draft)
 		if errors.Is(err, storage.ErrNotFound) { // the parent or quoted post went away meanwhile
 			return httpx.Refuse("reply.in_reply_to_tweet_id", validation.Problemf(nil, "The post you reply to or quote was deleted."))
 		}
@@ -82,13 +82,13 @@ func (m *Module) draft(ctx context.Context, p auth.Principal, req createRequest,
 	if req.Text != nil {
 		text = *req.Text
 	}
-	post := storage.Post{AuthorID: p.User.ID, AppID: p.App.ID, Text: text, PaidPartnership: req.PaidPartnership,
-		Source: p.App.Name, Lang: posttext.DetectLanguage(text), Entities: posttext.Extract(text)}
+	post := postops.Compose(p.User.ID, p.App.ID, p.App.Name, text)
+	post.PaidPartnership = req.PaidPartnership
 	if len(post.Entities.Cashtags) > maxCashtagsSelfServe && p.App.Tier != storage.TierEnterprise {
 		return storage.Post{}, httpx.Refuse("text", validation.Problemf(nil, "Posts made by self-serve apps may carry at most %[2]d cashtag; this one has %[3]d.",
 			maxCashtagsSelfServe, len(post.Entities.Cashtags)))
 	}
-	if err := m.resolveMentions(ctx, &post.Entities); err != nil {
+	if err := postops.ResolveMentions(ctx, m.Store, &post.Entities); err != nil {
 		return storage.Post{}, err
 	}
 	if req.Geo != nil {
@@ -103,29 +103,6 @@ func (m *Module) draft(ctx context.Context, p auth.Principal, req createRequest,
 		return storage.Post{}, err
 	}
 	return post, nil
-}
-
-// resolveMentions fills in the ids of mentioned users who exist.
-func (m *Module) resolveMentions(ctx context.Context, e *storage.Entities) error {
-	if len(e.Mentions) == 0 {
-		return nil
-	}
-	names := make([]string, len(e.Mentions))
-	for i, mn := range e.Mentions {
-		names[i] = mn.Username
-	}
-	users, err := m.Store.UsersByUsernames(ctx, names)
-	if err != nil {
-		return fmt.Errorf("resolve mentions: %w", err)
-	}
-	byName := make(map[string]int64, len(users))
-	for _, u := range users {
-		byName[strings.ToLower(u.Username)] = u.ID
-	}
-	for i := range e.Mentions {
-		e.Mentions[i].UserID = byName[strings.ToLower(e.Mentions[i].Username)]
-	}
-	return nil
 }
 
 // references checks the reply and quote of req and records them on post.
@@ -204,15 +181,12 @@ func (m *Module) edit(ctx context.Context, p auth.Principal, previousRaw string,
 	if err := m.mayEdit(ctx, p, previous, draft, now); err != nil {
 		return storage.Post{}, err
 	}
-	post, err := m.Store.EditPost(ctx, previous.ID, draft, now)
+	post, err := postops.Edit(ctx, m.Store, previous.ID, draft, now)
 	var refusal storage.EditRefusal
 	if errors.As(err, &refusal) { // the chain changed since mayEdit looked
 		return storage.Post{}, httpx.Refuse(param, editRefused(previousRaw, string(refusal)))
 	}
-	if err != nil {
-		return storage.Post{}, fmt.Errorf("edit post %d: %w", previous.ID, err)
-	}
-	return post, nil
+	return post, err
 }
 
 // mayEdit applies the edit rules (spec "Limits: Post edit"): the author's

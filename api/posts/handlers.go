@@ -9,6 +9,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
+	postops "github.com/aviary-dev/aviary/ops/posts"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 )
@@ -43,22 +44,14 @@ func (m *Module) delete(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	user := httpx.Principal(r).User
-	post, err := m.Store.PostByID(r.Context(), id)
-	if errors.Is(err, storage.ErrNotFound) || (err == nil && post.DeletedAt != nil) {
+	_, err = postops.Delete(r.Context(), m.Store, user.ID, id, m.Clock().UTC())
+	switch {
+	case errors.Is(err, storage.ErrNotFound): // unknown, deleted, or deleted concurrently
 		return apierr.NotFound("tweet", "id", httpx.FormatID(id))
-	}
-	if err != nil {
-		return fmt.Errorf("load post %d: %w", id, err)
-	}
-	if post.AuthorID != user.ID {
+	case errors.Is(err, postops.ErrNotAuthor):
 		return apierr.NotAuthorizedForResource("tweet", httpx.FormatID(id), "You are not allowed to delete a Post you did not author.")
-	}
-	_, err = m.Store.DeletePost(r.Context(), id, m.Clock().UTC())
-	if errors.Is(err, storage.ErrNotFound) {
-		return apierr.NotFound("tweet", "id", httpx.FormatID(id)) // deleted concurrently
-	}
-	if err != nil {
-		return fmt.Errorf("delete post %d: %w", id, err)
+	case err != nil:
+		return err
 	}
 	return httpx.WriteJSON(w, http.StatusOK, deleteResponse{Data: deleted{Deleted: true}})
 }

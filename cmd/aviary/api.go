@@ -50,15 +50,20 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	if err != nil {
 		return api.Modules{}, err
 	}
+	str, err := newStreams(cfg, b, errs, val, log)
+	if err != nil {
+		return api.Modules{}, err
+	}
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
-		Media:  media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
-		Posts:  posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
-		Users:  users.New(users.Deps{Store: b.apiDB, Problems: errs}),
-		Search: search.New(search.Deps{Store: b.apiDB}),
-		News:   news.New(news.Deps{Store: b.apiDB, Problems: errs}),
-		Ads:    api.NewAdsModules(kit, b.apiDB),
+		Media:   media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
+		Posts:   posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
+		Users:   users.New(users.Deps{Store: b.apiDB, Problems: errs}),
+		Search:  search.New(search.Deps{Store: b.apiDB}),
+		News:    news.New(news.Deps{Store: b.apiDB, Problems: errs}),
+		Streams: str,
+		Ads:     api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 
@@ -116,6 +121,10 @@ type listener struct {
 	name    string
 	addr    string
 	handler *api.Server
+	// beforeShutdown runs after draining, before the server's Shutdown
+	// waits for requests: it ends the streams (the hub's Stop), which
+	// would otherwise hold Shutdown for its whole grace period.
+	beforeShutdown func(context.Context)
 }
 
 // newAPIListeners assembles the API handler with its middleware and mounts,
@@ -131,7 +140,7 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 	if err != nil {
 		return nil, err
 	}
-	out := []listener{{name: "api", addr: cfg.HTTPAddr, handler: main}}
+	out := []listener{{name: "api", addr: cfg.HTTPAddr, handler: main, beforeShutdown: modules.Streams.Hub.Stop}}
 	if cfg.SandboxAddr == "" || cfg.SandboxAddr == "off" {
 		return out, nil
 	}

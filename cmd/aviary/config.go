@@ -67,12 +67,22 @@ type config struct {
 	InsightsPairSample int
 	// NewsInterval is how often workers refresh the news stories.
 	NewsInterval time.Duration
+	// EventsRetention is how long the event log keeps events.
+	EventsRetention time.Duration
+	// StreamRulesMax and StreamRuleMaxLength cap an app's filtered-stream
+	// rules: how many, and how long each (docs/streams-rules.md).
+	StreamRulesMax      int
+	StreamRuleMaxLength int
 	// Media processing budgets (docs/media-upload.md).
 	MediaVideoMaxPixelRate int64
 	MediaVideoMaxPixels    int64
 	MediaVideoSlots        int
 	MediaImageSlots        int
 	MediaImageWait         time.Duration
+	// StreamConnections is the open streams an app may hold; StreamKeepAlive
+	// how often an idle stream sends "\r\n" (docs/streams.md).
+	StreamConnections int
+	StreamKeepAlive   time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -149,11 +159,16 @@ func (c *config) settings() []setting {
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
 		{"AVIARY_INSIGHTS_PAIR_SAMPLE", "insights-pair-sample", "16", "aviary worker: one post in this many (chosen by a hash of its id) feeds the co-occurrence pairs behind related keywords; 1: every post (docs/insights.md)", integer(&c.InsightsPairSample)},
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
+		{"AVIARY_EVENTS_RETENTION", "events-retention", "168h", "aviary worker: how long the event log keeps events (stream backfill and replay read them; a dispatcher stopped longer loses what it had not dispatched; docs/events.md)", duration(&c.EventsRetention)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE", "media-video-max-pixel-rate", strconv.FormatInt(tasks.MediaVideoMaxPixelRate, 10), "aviary worker: largest width x height x frames per second of a video processed; more fails at once with LimitExceeded (docs/media-upload.md)", integer64(&c.MediaVideoMaxPixelRate)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXELS", "media-video-max-pixels", strconv.FormatInt(tasks.MediaVideoMaxPixels, 10), "aviary worker: largest width x height x frames (all frames) of a video processed; more fails at once with LimitExceeded", integer64(&c.MediaVideoMaxPixels)},
 		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
 		{"AVIARY_MEDIA_IMAGE_SLOTS", "media-image-slots", "0", "aviary worker: task slots images and subtitles may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaImageSlots)},
 		{"AVIARY_MEDIA_IMAGE_WAIT", "media-image-wait", "10s", "aviary api: how long an image's finalize (or one-shot upload) waits for the worker's result before answering pending; 0: never waits", duration(&c.MediaImageWait)},
+		{"AVIARY_STREAM_RULES_MAX", "stream-rules-max", "1000", "aviary api: filtered-stream rules one app may hold (rule-cap beyond; docs/streams-rules.md)", integer(&c.StreamRulesMax)},
+		{"AVIARY_STREAM_RULE_MAX_LENGTH", "stream-rule-max-length", "1024", "aviary api: longest filtered-stream rule, in characters (noncompliant-rules beyond; docs/streams-rules.md)", integer(&c.StreamRuleMaxLength)},
+		{"AVIARY_STREAM_CONNECTIONS", "stream-connections", "1", "aviary api: open filtered-stream connections an app may hold; the next one is refused with 429 TooManyConnections (docs/streams.md)", integer(&c.StreamConnections)},
+		{"AVIARY_STREAM_KEEPALIVE", "stream-keepalive", "20s", "aviary api: how often an idle stream sends the \\r\\n keep-alive (docs/streams.md)", duration(&c.StreamKeepAlive)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -242,6 +257,9 @@ func (c *config) validate() error {
 		{c.DependencyTimeout > 0, "AVIARY_DEPENDENCY_TIMEOUT (-dependency-timeout)", "a positive duration", c.DependencyTimeout},
 		{c.AuthCacheTTL >= 0, "AVIARY_AUTH_CACHE_TTL (-auth-cache-ttl)", "a duration of 0 or more", c.AuthCacheTTL},
 		{c.NewsInterval > 0, "AVIARY_NEWS_INTERVAL (-news-interval)", "a positive duration", c.NewsInterval},
+		{c.EventsRetention > 0, "AVIARY_EVENTS_RETENTION (-events-retention)", "a positive duration", c.EventsRetention},
+		{c.StreamRulesMax >= 1, "AVIARY_STREAM_RULES_MAX (-stream-rules-max)", "at least 1", c.StreamRulesMax},
+		{c.StreamRuleMaxLength >= 1, "AVIARY_STREAM_RULE_MAX_LENGTH (-stream-rule-max-length)", "at least 1", c.StreamRuleMaxLength},
 		{c.InsightsPairSample >= 1, "AVIARY_INSIGHTS_PAIR_SAMPLE (-insights-pair-sample)", "at least 1", c.InsightsPairSample},
 		{c.WorkerConcurrency >= 1, "AVIARY_WORKER_CONCURRENCY (-concurrency)", "at least 1", c.WorkerConcurrency},
 		{c.MediaVideoMaxPixelRate >= 1, "AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE (-media-video-max-pixel-rate)", "at least 1", c.MediaVideoMaxPixelRate},
@@ -251,6 +269,8 @@ func (c *config) validate() error {
 		{c.MediaImageWait >= 0, "AVIARY_MEDIA_IMAGE_WAIT (-media-image-wait)", "0 or a positive duration", c.MediaImageWait},
 		{c.RateLimitScale > 0 && !math.IsInf(c.RateLimitScale, 1), "AVIARY_RATE_LIMIT_SCALE (-rate-limit-scale)", "a positive number", c.RateLimitScale},
 		{c.PostsAppPerDay >= 1, "AVIARY_POSTS_APP_24H_LIMIT (-posts-app-24h-limit)", "at least 1", c.PostsAppPerDay},
+		{c.StreamConnections >= 1, "AVIARY_STREAM_CONNECTIONS (-stream-connections)", "at least 1", c.StreamConnections},
+		{c.StreamKeepAlive > 0, "AVIARY_STREAM_KEEPALIVE (-stream-keepalive)", "a positive duration", c.StreamKeepAlive},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error

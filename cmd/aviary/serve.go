@@ -182,6 +182,9 @@ func serveHTTP(ctx context.Context, cfg *config, l listener, log *slog.Logger) e
 	}
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cfg.ShutdownTimeout)
 	defer cancel()
+	if l.beforeShutdown != nil {
+		l.beforeShutdown(sctx) // streams end with operational-disconnect
+	}
 	if err := srv.Shutdown(sctx); err != nil {
 		return fmt.Errorf("shutdown http: %w", err)
 	}

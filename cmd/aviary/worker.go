@@ -17,12 +17,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers"
 	"github.com/aviary-dev/aviary/workers/audiences"
 	"github.com/aviary-dev/aviary/workers/catalogs"
 	"github.com/aviary-dev/aviary/workers/compliance"
+	"github.com/aviary-dev/aviary/workers/dispatch"
 	"github.com/aviary-dev/aviary/workers/donotreach"
 	"github.com/aviary-dev/aviary/workers/insights"
 	"github.com/aviary-dev/aviary/workers/media"
@@ -94,6 +96,7 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		wg.Wait()
 		return fmt.Errorf("start worker: %w", err)
 	}
+	startDispatcher(sctx, &wg, b, log, reg)
 	log.Info("worker started", "queues", queues, "concurrency", cfg.WorkerConcurrency)
 	<-ctx.Done()
 	log.Info("worker shutting down", "grace", cfg.ShutdownTimeout)
@@ -178,6 +181,10 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	})
 	// News: enqueue news:refresh every AVIARY_NEWS_INTERVAL (docs/news.md).
 	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep")))
+	// Events: delete the events older than AVIARY_EVENTS_RETENTION, one
+	// replica per turn (docs/events.md).
+	eventsRetention := &dispatch.Retention{Store: b.db, Age: cfg.EventsRetention, Logger: log}
+	wg.Go(func() { eventsRetention.Run(ctx) })
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -191,6 +198,36 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	}()
 	startUploadWatch(ctx, wg, cfg, uploads, log)
 	return uploads
+}
+
+// eventSinks are the dispatcher's sinks, in the order each batch reaches
+// them (docs/events.md).
+func eventSinks(b *backends, log *slog.Logger) []dispatch.Sink {
+	// Webhook deliveries and activity join the filtered stream's matcher.
+	return []dispatch.Sink{dispatch.NewStreamMatcher(b.db, bus.New(b.redis, eventBusPrefix), log)}
+}
+
+// eventBusPrefix starts the Redis keys of the event half's bus: the
+// dispatcher publishes and every API replica reads under it.
+const eventBusPrefix = "aviary:"
+
+// startDispatcher runs the event dispatcher until ctx ends: every worker
+// replica runs one, the cursor's lease lets one dispatch at a time, and a
+// stopped replica releases it so another takes over at once. Without
+// sinks there is nothing to dispatch to: the cursor stays put, so the
+// events wait for the sinks that come.
+func startDispatcher(ctx context.Context, wg *sync.WaitGroup, b *backends, log *slog.Logger, reg prometheus.Registerer) {
+	sinks := eventSinks(b, log)
+	if len(sinks) == 0 {
+		log.Info("event dispatcher not started: no sinks")
+		return
+	}
+	d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: sinks, Logger: log, Registerer: reg}
+	wg.Go(func() {
+		if err := d.Run(ctx); err != nil {
+			log.Error("event dispatcher stopped", "err", err)
+		}
+	})
 }
 
 // newImageChecks builds the product image check processor; its fetches

@@ -137,3 +137,7 @@ func combiningClass(c rune) uint8 {
 	}
 	return 0
 }
+
+// NFC returns s in Unicode Normalization Form C, as every term of a post is
+// compared (domain/streamrules tokenizes post text with it).
+func NFC(s string) string { return nfc(s) }

@@ -61,11 +61,21 @@ var Rules = []Rule{
 		Allow:  anyOf(std, ext("github.com/go-playground/validator/v10")),
 		Reason: "validation is a leaf: standard library and validator/v10 only (layout.md)"},
 	// domain holds the platform's own rules that both tiers share (post
-	// text, the search query language, product catalogs): it sees records
-	// and validation, never a tier, a driver or the queue.
+	// text, the search query language, product catalogs, stream rules): it
+	// sees records, events and validation, never a tier, a driver or the
+	// queue.
 	{Name: "domain-rules", Pkgs: tree("domain"), Files: All,
-		Allow:  anyOf(std, pkgs("storage", "storage/ids", "validation"), tree("domain"), ext("github.com/go-playground/validator/v10")),
-		Reason: "domain holds rules both tiers share: standard library, the storage records, storage/ids, validation (validator/v10) and other domain packages only (docs/architecture.md)"},
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "validation", "events"), tree("domain"), ext("github.com/go-playground/validator/v10")),
+		Reason: "domain holds rules both tiers share: standard library, the storage records, storage/ids, validation (validator/v10), events (a leaf: stream rules match its payloads) and other domain packages only (docs/architecture.md)"},
+	// ops holds the domain operations both tiers share (create, edit,
+	// delete a post: each one transaction that also appends its events):
+	// api features and workers call it, it calls neither (docs/events.md).
+	{Name: "ops-not-tiers", Pkgs: tree("ops"), Files: All,
+		Deny:   tree("api", "workers"),
+		Reason: "ops never imports api or workers: both tiers call the operations, not the other way round (docs/events.md)"},
+	{Name: "ops-home", Pkgs: tree("ops"), Files: Code,
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "events", "validation"), tree("domain", "ops")),
+		Reason: "ops holds the operations both tiers share: standard library, the storage records, storage/ids, events, domain/..., validation and other ops packages only (docs/events.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
@@ -94,7 +104,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., tasks, validation (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
@@ -117,8 +127,11 @@ var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "
 var testKits = pkgs("api/apitest", "api/ads/adstest")
 
 // featureKit are the module packages a feature may import.
+// events (the log's contract, a leaf) and events/bus (the Redis transport of
+// matches and connection controls) serve api/streams, whose hub routes the
+// dispatcher's matches to the streams a replica holds (docs/streams.md).
 var featureKit = anyOf(pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
-	"storage", "storage/ids", "storage/blob", "tasks", "validation"), tree("domain"))
+	"storage", "storage/ids", "storage/blob", "tasks", "validation", "events", "events/bus"), tree("domain", "ops"))
 
 // featureTestKit are the module packages a feature's tests may import on
 // top of featureKit.

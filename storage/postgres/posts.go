@@ -313,13 +313,21 @@ func (db *DB) CreatePost(ctx context.Context, p storage.Post) (storage.Post, err
 				return fmt.Errorf("quote %w", err)
 			}
 		}
-		if out, err = insertPost(ctx, tx, p, termsFor(p)); err != nil {
+		terms := termsFor(p)
+		if out, err = insertPost(ctx, tx, p, terms); err != nil {
 			return err
 		}
 		if err := bump(ctx, tx, replyCount, parent.root, 1); err != nil {
 			return err
 		}
-		return bump(ctx, tx, quoteCount, quoted.root, 1)
+		if err := bump(ctx, tx, quoteCount, quoted.root, 1); err != nil {
+			return err
+		}
+		ev, err := postCreated(ctx, tx, out, terms, 0)
+		if err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, ev)
 	})
 	if err != nil {
 		return storage.Post{}, err
@@ -388,7 +396,8 @@ func (db *DB) EditPost(ctx context.Context, previousID int64, p storage.Post, no
 			InReplyToPostID: prev.InReplyToPostID, InReplyToUserID: prev.InReplyToUserID, QuoteOfID: prev.QuoteOfID,
 			EditRootID: prev.EditRootID, PlaceID: prev.PlaceID, PossiblySensitive: p.PossiblySensitive,
 			Entities: p.Entities, Terms: p.Terms, Metrics: prev.Metrics, CreatedAt: now}
-		if _, err := insertPost(ctx, tx, next, termsFor(next)); err != nil {
+		terms := termsFor(next)
+		if _, err := insertPost(ctx, tx, next, terms); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE posts SET superseded_at = $2 WHERE id = $1`, prev.ID, now); err != nil {
@@ -400,8 +409,14 @@ func (db *DB) EditPost(ctx context.Context, previousID int64, p storage.Post, no
 			AND r.repost_of_id IN (SELECT id FROM posts WHERE edit_root_id = $1)`, prev.EditRootID, p.Text, prev.AuthorID); err != nil {
 			return fmt.Errorf("update reposts of post %d: %w", prev.EditRootID, err)
 		}
-		out, err = scanPostHistory(tx.QueryRow(ctx, `SELECT `+postHistoryColumns+` FROM posts p WHERE p.id = $1`, id))
-		return err
+		if out, err = scanPostHistory(tx.QueryRow(ctx, `SELECT `+postHistoryColumns+` FROM posts p WHERE p.id = $1`, id)); err != nil {
+			return err
+		}
+		ev, err := postCreated(ctx, tx, out, terms, prev.ID)
+		if err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, ev)
 	})
 	return out, err
 }
@@ -459,7 +474,17 @@ func (db *DB) Repost(ctx context.Context, userID, appID, postID int64) (storage.
 			return err
 		}
 		out.EditHistory = []int64{out.ID}
-		return bump(ctx, tx, repostCount, ref.root, 1)
+		if err := bump(ctx, tx, repostCount, ref.root, 1); err != nil {
+			return err
+		}
+		// The event carries the repost's mention of the original author
+		// (the stream's operators see a repost's text), though search
+		// does not index it.
+		ev, err := postCreated(ctx, tx, out, termsOf(out.Entities), 0)
+		if err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, ev)
 	})
 	return out, err
 }
@@ -471,14 +496,16 @@ func (db *DB) Repost(ctx context.Context, userID, appID, postID int64) (storage.
 func (db *DB) Unrepost(ctx context.Context, userID, postID int64) (bool, error) {
 	return db.undo(ctx, fmt.Sprintf("undo repost of post %d by user %d", postID, userID), userID, postID, repostCount,
 		`UPDATE posts SET deleted_at = now() WHERE author_id = $1 AND deleted_at IS NULL
-			AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $2)`)
+			AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $2)
+			RETURNING id, author_id, deleted_at`, true)
 }
 
 // undo runs sql (with $1 the user, $2 the chain's first version) under the
 // lock of postID's chain and lowers the chain's counter by the rows it
 // changed; it reports whether there were any (false, too, for an unknown
-// post).
-func (db *DB) undo(ctx context.Context, op string, userID, postID int64, counter, sql string) (bool, error) {
+// post). With deletes, sql deletes posts RETURNING id, author_id,
+// deleted_at, and their post.delete events are appended.
+func (db *DB) undo(ctx context.Context, op string, userID, postID int64, counter, sql string, deletes bool) (bool, error) {
 	var done bool
 	err := db.inTx(ctx, op, func(tx pgx.Tx) error {
 		ref, err := loadOriginal(ctx, tx, postID)
@@ -491,12 +518,23 @@ func (db *DB) undo(ctx context.Context, op string, userID, postID int64, counter
 		if err := lockChains(ctx, tx, ref.root); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, sql, userID, ref.root)
+		if !deletes {
+			tag, err := tx.Exec(ctx, sql, userID, ref.root)
+			if err != nil {
+				return err
+			}
+			done = tag.RowsAffected() > 0
+			return bump(ctx, tx, counter, ref.root, -tag.RowsAffected())
+		}
+		gone, err := collectDeleted(tx.Query(ctx, sql, userID, ref.root))
 		if err != nil {
 			return err
 		}
-		done = tag.RowsAffected() > 0
-		return bump(ctx, tx, counter, ref.root, -tag.RowsAffected())
+		done = len(gone) > 0
+		if err := bump(ctx, tx, counter, ref.root, -int64(len(gone))); err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, postsDeleted(0, userID, gone)...)
 	})
 	return done, err
 }
@@ -534,7 +572,7 @@ func (db *DB) Like(ctx context.Context, userID, postID int64) (bool, error) {
 // count. It reports false when there was no such like, or no such post.
 func (db *DB) Unlike(ctx context.Context, userID, postID int64) (bool, error) {
 	return db.undo(ctx, fmt.Sprintf("unlike post %d for user %d", postID, userID), userID, postID, likeCount,
-		`DELETE FROM likes l USING posts e WHERE l.user_id = $1 AND l.post_id = e.id AND e.edit_root_id = $2`)
+		`DELETE FROM likes l USING posts e WHERE l.user_id = $1 AND l.post_id = e.id AND e.edit_root_id = $2`, false)
 }
 
 // PostByID loads a post, including a deleted one, with its edit history.
@@ -585,30 +623,33 @@ func (db *DB) PostsByIDs(ctx context.Context, ids []int64) ([]storage.Post, erro
 func (db *DB) DeletePost(ctx context.Context, id int64, at time.Time) (storage.Post, error) {
 	var out storage.Post
 	err := db.inTx(ctx, fmt.Sprintf("delete post %d", id), func(tx pgx.Tx) error {
-		var root, parentRoot, quotedRoot, originalRoot int64
-		err := tx.QueryRow(ctx, `SELECT p.edit_root_id,
+		var root, parentRoot, quotedRoot, originalRoot, author int64
+		err := tx.QueryRow(ctx, `SELECT p.edit_root_id, p.author_id,
 				COALESCE((SELECT r.edit_root_id FROM posts r WHERE r.id = p.in_reply_to_post_id), 0),
 				COALESCE((SELECT r.edit_root_id FROM posts r WHERE r.id = p.quote_of_id), 0),
 				COALESCE((SELECT r.edit_root_id FROM posts r WHERE r.id = p.repost_of_id), 0)
-			FROM posts p WHERE p.id = $1`, id).Scan(&root, &parentRoot, &quotedRoot, &originalRoot)
+			FROM posts p WHERE p.id = $1`, id).Scan(&root, &author, &parentRoot, &quotedRoot, &originalRoot)
 		if err != nil {
 			return err
 		}
 		if err := lockChains(ctx, tx, root, parentRoot, quotedRoot, originalRoot); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `UPDATE posts SET deleted_at = $2
+		versions, err := collectDeleted(tx.Query(ctx, `UPDATE posts SET deleted_at = $2
 			WHERE edit_root_id = $1 AND deleted_at IS NULL
-			  AND EXISTS (SELECT 1 FROM posts t WHERE t.id = $3 AND t.deleted_at IS NULL)`, root, at, id)
+			  AND EXISTS (SELECT 1 FROM posts t WHERE t.id = $3 AND t.deleted_at IS NULL)
+			RETURNING id, author_id, deleted_at`, root, at, id))
 		if err != nil {
 			return err
 		}
-		if tag.RowsAffected() == 0 {
+		if len(versions) == 0 {
 			return storage.ErrNotFound
 		}
 		// The chain's reposts (posts_reposts_of), by anyone.
-		if _, err := tx.Exec(ctx, `UPDATE posts SET deleted_at = $2
-			WHERE deleted_at IS NULL AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $1)`, root, at); err != nil {
+		reposts, err := collectDeleted(tx.Query(ctx, `UPDATE posts SET deleted_at = $2
+			WHERE deleted_at IS NULL AND repost_of_id IN (SELECT e.id FROM posts e WHERE e.edit_root_id = $1)
+			RETURNING id, author_id, deleted_at`, root, at))
+		if err != nil {
 			return fmt.Errorf("delete reposts of post %d: %w", root, err)
 		}
 		for _, c := range []struct {
@@ -619,8 +660,12 @@ func (db *DB) DeletePost(ctx context.Context, id int64, at time.Time) (storage.P
 				return err
 			}
 		}
-		out, err = scanPostHistory(tx.QueryRow(ctx, `SELECT `+postHistoryColumns+` FROM posts p WHERE p.id = $1`, id))
-		return err
+		if out, err = scanPostHistory(tx.QueryRow(ctx, `SELECT `+postHistoryColumns+` FROM posts p WHERE p.id = $1`, id)); err != nil {
+			return err
+		}
+		slices.SortFunc(versions, func(a, b deletedPost) int { return cmp.Compare(a.id, b.id) })
+		slices.SortFunc(reposts, func(a, b deletedPost) int { return cmp.Compare(a.id, b.id) })
+		return appendEvents(ctx, tx, postsDeleted(0, author, append(versions, reposts...))...)
 	})
 	return out, err
 }

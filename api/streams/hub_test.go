@@ -1,0 +1,110 @@
+package streams_test
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// TestCatchUpAfterRedisError: while the hub cannot reach Redis (and the
+// matches stream is even deleted), a matching post is made; once Redis
+// answers, the hub catches up from the log and delivers it, and the match
+// the dispatcher publishes for it later is skipped by Seq.
+func TestCatchUpAfterRedisError(t *testing.T) {
+	b := setupStreams(t, options{})
+	wet := b.rule(t, b.App.ID, "otters", "wet")
+	b.rule(t, b.Other.ID, "otters", "")
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	b.Proxy.SetDown(true)
+	time.Sleep(300 * time.Millisecond) // the hub's read fails
+	_, n := b.post(t, "Otters hold hands")
+	if err := b.RC.Del(context.Background(), b.Bus.MatchesKey()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b.Proxy.SetDown(false)
+	line, ok := s.next(t, 10*time.Second)
+	if !ok {
+		t.Fatal("the post made while Redis was away never came")
+	}
+	got := decode(t, line)
+	if apitest.Obj(got, "data", "id") != itoa(n) || apitest.CanonicalJSON(t, mustJSON(got["matching_rules"])) != fmt.Sprintf(`[{"id":"%d","tag":"wet"}]`, wet.ID) {
+		t.Fatalf("caught up %s", line)
+	}
+	// The dispatcher's match for the same event, then a newer one.
+	_, n2 := b.post(t, "otters again")
+	b.dispatch(t, n, n2)
+	line, ok = s.next(t, 5*time.Second)
+	if !ok || apitest.Obj(decode(t, line), "data", "id") != itoa(n2) {
+		t.Fatalf("after the catch-up: %q (a duplicate of %d, or nothing)", line, n)
+	}
+}
+
+// TestStopEndsStreams: stopping the hub (shutdown) ends every stream with
+// the platform's operational-disconnect and closes the records; new
+// streams are refused until the process is gone.
+func TestStopEndsStreams(t *testing.T) {
+	b := setupStreams(t, options{})
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	other := open(t, b.Srv.URL, streamPath, b.OtherBearer)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	start := time.Now()
+	b.Hub.Stop(ctx)
+	if time.Since(start) > 2*time.Second {
+		t.Errorf("stop took %v", time.Since(start))
+	}
+	want := `{"errors":[{"detail":"This stream has been disconnected upstream for operational reasons.","disconnect_type":"UpstreamOperationalDisconnect",` +
+		`"title":"operational-disconnect","type":"https://api.x.com/2/problems/operational-disconnect"}]}`
+	for _, c := range []*streamClient{s, other} {
+		line, ok := c.next(t, time.Second)
+		if !ok || apitest.CanonicalJSON(t, line) != want {
+			t.Fatalf("stream end %q", line)
+		}
+		if !c.ended(time.Second) {
+			t.Fatal("stream stayed open")
+		}
+	}
+	r := b.Get(t, "/2/connections?status=inactive", b.Bearer)
+	if apitest.Obj(r.Body, "data", "0", "disconnect_reason") != storage.DisconnectOperational {
+		t.Errorf("record: %s", r.Raw)
+	}
+	if r := b.Call(t, "GET", streamPath, b.Bearer, "", nil); r.Status != 503 || apitest.Obj(r.Body, "type") != apitest.Problems+"operational-disconnect" {
+		t.Errorf("stream after stop: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestBackfill: backfill_minutes replays the matching posts of the last
+// minutes from the log, oldest first, before the live stream.
+func TestBackfill(t *testing.T) {
+	b := setupStreams(t, options{})
+	b.rule(t, b.App.ID, "herons", "birds")
+	_, n1 := b.post(t, "herons at dawn")
+	b.post(t, "nothing to see")
+	_, n2 := b.post(t, "more herons")
+	none := open(t, b.Srv.URL, streamPath, b.Bearer)
+	if line, ok := none.next(t, 300*time.Millisecond); ok {
+		t.Fatalf("without backfill_minutes: %s", line)
+	}
+	none.Close()
+	time.Sleep(100 * time.Millisecond)
+	s := open(t, b.Srv.URL, streamPath+"?backfill_minutes=2", b.Bearer)
+	for _, want := range []int64{n1, n2} {
+		line, ok := s.next(t, 3*time.Second)
+		if !ok {
+			t.Fatalf("backfill of %d missing", want)
+		}
+		got := decode(t, line)
+		if apitest.Obj(got, "data", "id") != itoa(want) || apitest.Obj(got, "matching_rules", "0", "tag") != "birds" {
+			t.Fatalf("backfill: %s, want post %d", line, want)
+		}
+	}
+}
+
+func itoa(n int64) string {
+	return strconv.FormatInt(n, 10)
+}

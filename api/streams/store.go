@@ -1,0 +1,33 @@
+package streams
+
+import (
+	"context"
+
+	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// Store is the record access of the stream and connections endpoints
+// (storage/postgres.DB satisfies it).
+type Store interface {
+	RulesStore
+	objects.Store
+	ConnectionStore
+}
+
+// ConnectionStore keeps the streaming connection records.
+type ConnectionStore interface {
+	// OpenStreamConnection records c open unless its app holds limit open
+	// connections already (storage.ErrTooManyConnections).
+	OpenStreamConnection(ctx context.Context, c storage.StreamConnection, limit int) (storage.StreamConnection, error)
+	CloseStreamConnection(ctx context.Context, id, reason string) error
+	// HeartbeatStreamConnections renews ids and returns those that must end.
+	HeartbeatStreamConnections(ctx context.Context, ids []string) ([]string, error)
+	RequestStreamTermination(ctx context.Context, t storage.ConnectionTermination) ([]string, error)
+	StreamConnections(ctx context.Context, q storage.ConnectionQuery) ([]storage.StreamConnection, error)
+}
+
+// RuleSource reads the stream rules of apps (the rules' store).
+type RuleSource interface {
+	StreamRulesOf(ctx context.Context, appIDs []int64) ([]storage.StreamRule, error)
+}

@@ -1,0 +1,359 @@
+// Package dispatch reads the event log in order from a committed cursor
+// and hands each batch to its sinks (docs/events.md): stream matching now,
+// webhook deliveries and activity next. Delivery is at-least-once: the
+// cursor moves only after every sink took the batch, and receivers
+// de-duplicate on the event's Seq. One worker replica at a time
+// dispatches per cursor name, under the cursor's lease.
+package dispatch
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/aviary-dev/aviary/events"
+)
+
+// Sink takes the events a dispatcher reads, batch by batch, in Seq order.
+// An error makes the dispatcher offer the same batch again later (after
+// a backoff, or from another replica): Handle must tolerate seeing events
+// twice.
+type Sink interface {
+	Name() string
+	Handle(ctx context.Context, batch []events.Event) error
+}
+
+// Cursors keep dispatchers' committed positions under a lease
+// (storage/postgres.DB).
+type Cursors interface {
+	ClaimEventCursor(ctx context.Context, name, holder string, ttl time.Duration) (int64, bool, error)
+	RenewEventCursor(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	CommitEventCursor(ctx context.Context, name, holder string, seq int64, ttl time.Duration) (bool, error)
+	ReleaseEventCursor(ctx context.Context, name, holder string) error
+}
+
+// Listener wakes a dispatcher when events are appended
+// (storage/postgres.DB: LISTEN aviary_events on a dedicated connection).
+type Listener interface {
+	ListenEvents(ctx context.Context) (wait func(ctx context.Context) error, close func(), err error)
+}
+
+// Defaults of a Dispatcher's zero fields.
+const (
+	DefaultCursor     = "dispatch"
+	DefaultBatch      = 500
+	DefaultPoll       = time.Second
+	DefaultLease      = 15 * time.Second
+	DefaultMinBackoff = 100 * time.Millisecond
+	DefaultMaxBackoff = 10 * time.Second
+)
+
+// Dispatcher reads Log after its cursor and calls every Sink in order on
+// each batch, then commits the cursor.
+type Dispatcher struct {
+	Log     events.Log
+	Cursors Cursors
+	// Listen wakes the dispatcher at once on an append; nil: it polls
+	// only. It polls every Poll anyway, so a lost notification (or
+	// listening connection) costs at most Poll.
+	Listen Listener
+	Sinks  []Sink
+	Logger *slog.Logger
+	// Registerer receives the metrics (nil: a private registry).
+	Registerer prometheus.Registerer
+
+	Cursor     string        // cursor name (DefaultCursor)
+	Holder     string        // this replica's lease holder id (random)
+	Batch      int           // events per read (DefaultBatch)
+	Poll       time.Duration // (DefaultPoll)
+	Lease      time.Duration // lease length, renewed at a third (DefaultLease)
+	MinBackoff time.Duration // first wait after a failure (DefaultMinBackoff)
+	MaxBackoff time.Duration // longest wait (DefaultMaxBackoff)
+
+	metrics *metrics
+	wake    chan struct{}
+	// leaseEnd is when the lease lapses, by this process's clock, counted
+	// from before the statement that took or renewed it (so never later
+	// than the database's).
+	leaseEnd time.Time
+}
+
+func (d *Dispatcher) defaults() {
+	if d.Logger == nil {
+		d.Logger = slog.New(slog.DiscardHandler)
+	}
+	if d.Cursor == "" {
+		d.Cursor = DefaultCursor
+	}
+	if d.Holder == "" {
+		d.Holder = holderID()
+	}
+	if d.Batch <= 0 {
+		d.Batch = DefaultBatch
+	}
+	if d.Poll <= 0 {
+		d.Poll = DefaultPoll
+	}
+	if d.Lease <= 0 {
+		d.Lease = DefaultLease
+	}
+	if d.MinBackoff <= 0 {
+		d.MinBackoff = DefaultMinBackoff
+	}
+	if d.MaxBackoff < d.MinBackoff {
+		d.MaxBackoff = max(DefaultMaxBackoff, d.MinBackoff)
+	}
+	if d.Registerer == nil {
+		d.Registerer = prometheus.NewRegistry()
+	}
+	d.metrics = newMetrics(d.Registerer)
+	d.wake = make(chan struct{}, 1)
+	d.Logger = d.Logger.With("component", "dispatch", "cursor", d.Cursor)
+}
+
+// holderID names this process: host, pid and a random suffix.
+func holderID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return fmt.Sprintf("%s-%d-%s", host, os.Getpid(), hex.EncodeToString(b))
+}
+
+// Run dispatches until ctx ends, then releases the lease so another
+// replica takes over at once. It returns nil when ctx ended.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	d.defaults()
+	d.Logger.Info("dispatcher started", "holder", d.Holder, "sinks", len(d.Sinks))
+	done := make(chan struct{})
+	if d.Listen != nil {
+		go func() { defer close(done); d.listen(ctx) }()
+	} else {
+		close(done)
+	}
+	for ctx.Err() == nil {
+		cursor, ok := d.claim(ctx)
+		if !ok {
+			continue
+		}
+		d.Logger.Info("dispatcher holds the cursor", "seq", cursor)
+		d.metrics.held.With(d.labels()).Set(1)
+		d.dispatch(ctx, cursor)
+		d.metrics.held.With(d.labels()).Set(0)
+	}
+	release, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := d.Cursors.ReleaseEventCursor(release, d.Cursor, d.Holder); err != nil {
+		d.Logger.Warn("release event cursor", "err", err)
+	}
+	<-done
+	d.Logger.Info("dispatcher stopped")
+	return nil
+}
+
+func (d *Dispatcher) labels() prometheus.Labels { return prometheus.Labels{"cursor": d.Cursor} }
+
+// claim waits until this replica holds the cursor's lease (or ctx ends)
+// and returns the committed cursor.
+func (d *Dispatcher) claim(ctx context.Context) (int64, bool) {
+	start := time.Now()
+	cursor, ok, err := d.Cursors.ClaimEventCursor(ctx, d.Cursor, d.Holder, d.Lease)
+	if err != nil && ctx.Err() == nil {
+		d.Logger.Warn("claim event cursor", "err", err)
+	}
+	if err != nil || !ok {
+		sleep(ctx, d.Lease/3)
+		return 0, false
+	}
+	d.leaseEnd = start.Add(d.Lease)
+	return cursor, true
+}
+
+// dispatch delivers batches after cursor while the lease holds.
+func (d *Dispatcher) dispatch(ctx context.Context, cursor int64) {
+	lagAt := time.Time{}
+	for ctx.Err() == nil {
+		if !d.keepLease(ctx) {
+			return
+		}
+		batch, err := d.Log.EventsAfter(ctx, cursor, d.Batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.Logger.Warn("read events", "after", cursor, "err", err)
+				sleep(ctx, d.MinBackoff)
+			}
+			continue
+		}
+		if time.Since(lagAt) >= d.Poll || len(batch) == 0 {
+			d.observeLag(ctx, cursor, batch)
+			lagAt = time.Now()
+		}
+		if len(batch) == 0 {
+			d.idle(ctx)
+			continue
+		}
+		if !d.deliver(ctx, batch) {
+			return
+		}
+		last := batch[len(batch)-1].Seq
+		if !d.commit(ctx, last) {
+			return
+		}
+		cursor = last
+		d.metrics.dispatched.With(d.labels()).Add(float64(len(batch)))
+	}
+}
+
+// idle waits for a notification, the poll interval or the lease's renewal
+// time, whichever comes first.
+func (d *Dispatcher) idle(ctx context.Context) {
+	wait := min(d.Poll, time.Until(d.leaseEnd)-2*d.Lease/3)
+	t := time.NewTimer(max(wait, 0))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-d.wake:
+	case <-t.C:
+	}
+}
+
+// keepLease renews the lease once a third of it passed; false when it is
+// lost (another replica may hold it now).
+func (d *Dispatcher) keepLease(ctx context.Context) bool {
+	if time.Until(d.leaseEnd) > 2*d.Lease/3 {
+		return true
+	}
+	for ctx.Err() == nil {
+		start := time.Now()
+		ok, err := d.Cursors.RenewEventCursor(ctx, d.Cursor, d.Holder, d.Lease)
+		if err == nil {
+			if !ok {
+				d.Logger.Warn("event cursor lease lost")
+				return false
+			}
+			d.leaseEnd = start.Add(d.Lease)
+			return true
+		}
+		if ctx.Err() != nil || time.Now().After(d.leaseEnd) {
+			return false
+		}
+		d.Logger.Warn("renew event cursor lease", "err", err)
+		sleep(ctx, d.MinBackoff)
+	}
+	return false
+}
+
+// deliver hands batch to every sink in order, retrying a failing sink
+// with backoff (from that sink on) while the lease holds; false when the
+// lease was lost or ctx ended first.
+func (d *Dispatcher) deliver(ctx context.Context, batch []events.Event) bool {
+	for _, s := range d.Sinks {
+		backoff := d.MinBackoff
+		for {
+			start := time.Now()
+			err := s.Handle(ctx, batch)
+			d.metrics.handle.WithLabelValues(d.Cursor, s.Name()).Observe(time.Since(start).Seconds())
+			if err == nil {
+				break
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			d.metrics.failures.WithLabelValues(d.Cursor, s.Name()).Inc()
+			d.Logger.Warn("sink failed; the batch is offered again", "sink", s.Name(),
+				"from", batch[0].Seq, "to", batch[len(batch)-1].Seq, "retry_in", backoff, "err", err)
+			sleep(ctx, backoff)
+			backoff = min(2*backoff, d.MaxBackoff)
+			if !d.keepLease(ctx) {
+				return false
+			}
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// commit moves the cursor to seq (and renews the lease); false when the
+// lease was lost.
+func (d *Dispatcher) commit(ctx context.Context, seq int64) bool {
+	for {
+		start := time.Now()
+		ok, err := d.Cursors.CommitEventCursor(ctx, d.Cursor, d.Holder, seq, d.Lease)
+		if err == nil {
+			if ok {
+				d.leaseEnd = start.Add(d.Lease)
+			} else {
+				d.Logger.Warn("event cursor lease lost before the commit; the batch will be offered again", "seq", seq)
+			}
+			return ok
+		}
+		if ctx.Err() != nil || time.Now().After(d.leaseEnd) {
+			return false
+		}
+		d.Logger.Warn("commit event cursor", "seq", seq, "err", err)
+		sleep(ctx, d.MinBackoff)
+	}
+}
+
+// observeLag sets the lag gauge: events appended and not yet dispatched.
+func (d *Dispatcher) observeLag(ctx context.Context, cursor int64, batch []events.Event) {
+	head, err := d.Log.EventHead(ctx)
+	if err != nil {
+		return
+	}
+	if len(batch) > 0 {
+		head = max(head, batch[len(batch)-1].Seq)
+	}
+	d.metrics.lag.With(d.labels()).Set(float64(max(head-cursor, 0)))
+}
+
+// listen turns notifications into wake-ups; the connection is opened
+// again (after a backoff) whenever it fails.
+func (d *Dispatcher) listen(ctx context.Context) {
+	backoff := d.MinBackoff
+	for ctx.Err() == nil {
+		wait, closeConn, err := d.Listen.ListenEvents(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				d.Logger.Warn("listen for events; polling meanwhile", "retry_in", backoff, "err", err)
+			}
+			sleep(ctx, backoff)
+			backoff = min(2*backoff, d.MaxBackoff)
+			continue
+		}
+		backoff = d.MinBackoff
+		d.poke() // anything appended while not listening
+		for {
+			if err := wait(ctx); err != nil {
+				if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
+					d.Logger.Warn("event notifications lost; listening again", "err", err)
+				}
+				break
+			}
+			d.poke()
+		}
+		closeConn()
+	}
+}
+
+func (d *Dispatcher) poke() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// sleep waits for dt or until ctx ends.
+func sleep(ctx context.Context, dt time.Duration) {
+	t := time.NewTimer(dt)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
+}

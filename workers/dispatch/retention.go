@@ -1,0 +1,76 @@
+package dispatch
+
+import (
+	"context"
+	"log/slog"
+	"time"
+)
+
+// DefaultRetention is how long events are kept (AVIARY_EVENTS_RETENTION):
+// replay and backfill read them, and a dispatcher down longer than this
+// loses the events it had not dispatched (docs/events.md).
+const DefaultRetention = 7 * 24 * time.Hour
+
+// RetentionInterval is how often the retention sweep runs.
+const RetentionInterval = 10 * time.Minute
+
+// RetentionStore deletes old events and leases the sweep's turn
+// (storage/postgres.DB).
+type RetentionStore interface {
+	DeleteEventsOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error)
+	ClaimTaskLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error)
+}
+
+// retentionTask is the task lease id of a sweep turn: one replica per
+// Interval deletes.
+const retentionTask = "events:retention"
+
+// Retention deletes the events older than Age every Interval, in batches.
+type Retention struct {
+	Store    RetentionStore
+	Age      time.Duration // DefaultRetention when 0
+	Interval time.Duration // RetentionInterval when 0
+	Batch    int           // rows per statement (10,000 when 0)
+	Logger   *slog.Logger
+	Holder   string // random when empty
+}
+
+// Run sweeps until ctx ends, first at once.
+func (r *Retention) Run(ctx context.Context) {
+	r.defaults()
+	log := r.Logger.With("component", "events-retention")
+	for ctx.Err() == nil {
+		if n, err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("delete old events", "err", err)
+		} else if n > 0 {
+			log.Info("deleted old events", "count", n, "older_than", r.Age)
+		}
+		sleep(ctx, r.Interval)
+	}
+}
+
+func (r *Retention) defaults() {
+	if r.Age <= 0 {
+		r.Age = DefaultRetention
+	}
+	if r.Interval <= 0 {
+		r.Interval = RetentionInterval
+	}
+	if r.Logger == nil {
+		r.Logger = slog.New(slog.DiscardHandler)
+	}
+	if r.Holder == "" {
+		r.Holder = holderID()
+	}
+}
+
+// Sweep deletes the old events if no other replica took this interval's
+// turn; it returns how many it deleted.
+func (r *Retention) Sweep(ctx context.Context) (int64, error) {
+	r.defaults()
+	ok, err := r.Store.ClaimTaskLease(ctx, retentionTask, r.Holder, r.Interval)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return r.Store.DeleteEventsOlderThan(ctx, r.Age, r.Batch)
+}
