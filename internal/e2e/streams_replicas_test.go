@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/ops/posts"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
 
@@ -148,17 +148,17 @@ func (s *stack) appID() int64 {
 	return id
 }
 
-// storePost creates a post of the demo user through the store the API
-// writes with (one transaction that also appends the post's event), for
-// moments the API refuses user-context requests: with Redis away the
-// OAuth 1.0a nonce check fails closed (docs/outages.md).
+// storePost creates a post of the demo user through the operation the API
+// creates posts with (ops/posts: one transaction that also appends the
+// post's event), for moments the API refuses user-context requests: with
+// Redis away the OAuth 1.0a nonce check fails closed (docs/outages.md).
 func (s *stack) storePost(appID int64, text string) string {
 	s.t.Helper()
 	author, err := strconv.ParseInt(s.creds.UserID, 10, 64)
 	if err != nil {
 		s.t.Fatalf("user id %q: %v", s.creds.UserID, err)
 	}
-	p, err := s.db.CreatePost(context.Background(), storage.Post{AuthorID: author, AppID: appID, Text: text, Lang: "en", Source: "aviary-demo"})
+	p, err := posts.Create(context.Background(), s.db, posts.Compose(author, appID, "aviary-demo", text))
 	if err != nil {
 		s.t.Fatalf("create post through the store: %v", err)
 	}
