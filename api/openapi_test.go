@@ -180,10 +180,11 @@ var openapiCases = []openapiCase{
 	{name: "get news: malformed id", method: "GET", path: "/2/news/x", authz: "bearer", status: 400},
 	{name: "get news: unknown field", method: "GET", path: "/2/news/{news}?news.fields=keyword", authz: "bearer", status: 400},
 	// POST and GET /2/tweets/search/stream/rules ({rule}: a rule of the first app, value "fixture").
-	{name: "add stream rules", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"cat has:media","tag":"cats"},{"value":"#meme"}]}`, status: 200},
-	{name: "add stream rules: duplicate", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"fixture"},{"value":"dog"}]}`, status: 200},
+	{name: "add stream rules", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"cat has:media","tag":"cats"},{"value":"#meme"}]}`, status: 201},
+	{name: "add stream rules: duplicate", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"fixture"},{"value":"dog"}]}`, status: 201},
+	{name: "add stream rules: only a duplicate", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"fixture"}]}`, status: 200},
 	{name: "add stream rules: invalid and noncompliant", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"(cat"},{"value":"has:media"},{"value":"bird"}]}`, status: 200},
-	{name: "add stream rules: dry run", method: "POST", path: "/2/tweets/search/stream/rules?dry_run=true", authz: "bearer", body: `{"add":[{"value":"owl"}]}`, status: 200},
+	{name: "add stream rules: dry run", method: "POST", path: "/2/tweets/search/stream/rules?dry_run=true", authz: "bearer", body: `{"add":[{"value":"owl"}]}`, status: 201},
 	{name: "delete stream rules by ids and values", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"delete":{"ids":["42"],"values":["dog"]}}`, status: 200},
 	{name: "delete all stream rules: dry run", method: "POST", path: "/2/tweets/search/stream/rules?delete_all=true&dry_run=true", authz: "bearer", status: 200},
 	{name: "update stream rules: add and delete", method: "POST", path: "/2/tweets/search/stream/rules", authz: "bearer", body: `{"add":[{"value":"a"}],"delete":{"ids":["1"]}}`, status: 400},
@@ -290,7 +291,7 @@ func openapiFixtures(t *testing.T, b *apitest.Bundle) map[string]string {
 		Summary: "2 posts mention fixture.", Hook: "Fixture is spiking.", Contexts: storage.NewsContexts{Topics: []string{"tag"}},
 		PostIDs: []int64{apitest.PostIDOf(t, kept), apitest.PostIDOf(t, reply.Body["data"].(map[string]any)["id"].(string))}, Posts: 2}, time.Now())
 	rule := b.Call(t, "POST", "/2/tweets/search/stream/rules", b.Bearer, "application/json", []byte(`{"add":[{"value":"fixture"}]}`))
-	if rule.Status != 200 {
+	if rule.Status != 201 {
 		t.Fatalf("add fixture rule: %d %s", rule.Status, rule.Raw)
 	}
 	stream := openStream(t, b, b.OtherBearer)

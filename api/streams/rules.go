@@ -242,7 +242,19 @@ func (m *Module) addRules(w http.ResponseWriter, r *http.Request, appID int64, a
 	if !dryRun && len(added.Created) > 0 {
 		m.Logger.InfoContext(r.Context(), "stream rules added", "app_id", appID, "created", len(added.Created))
 	}
-	return httpx.WriteJSON(w, http.StatusOK, resp)
+	return httpx.WriteJSON(w, addStatus(len(added.Created)), resp)
+}
+
+// addStatus is the status of an add that was not refused: 201 when it
+// created rules (or would have, in a dry run), as the platform answers and
+// its clients check (go-twitter's add fails on anything else; the
+// platform's sample code tests for 201), although the OpenAPI description
+// lists only 200; 200 when every rule was a duplicate.
+func addStatus(created int) int {
+	if created > 0 {
+		return http.StatusCreated
+	}
+	return http.StatusOK
 }
 
 // deleteRules deletes what d names; ids and values of no rule of the app

@@ -94,7 +94,7 @@ func TestAddListDeleteRules(t *testing.T) {
 	b := setup(t)
 
 	r := post(t, b, b.Bearer, "", `{"add":[{"value":"cat has:media","tag":"cats"},{"value":"#meme"}]}`)
-	if r.Status != 200 || !slices.Equal(values(r), []string{"cat has:media", "#meme"}) ||
+	if r.Status != 201 || !slices.Equal(values(r), []string{"cat has:media", "#meme"}) ||
 		!sameSummary(summary(r), map[string]int{"created": 2, "not_created": 0, "valid": 2, "invalid": 0}) {
 		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
@@ -108,7 +108,7 @@ func TestAddListDeleteRules(t *testing.T) {
 
 	// A duplicate is reported with the existing rule's id; the new one is created.
 	r = post(t, b, b.Bearer, "", `{"add":[{"value":"cat has:media","tag":"again"},{"value":"dog"}]}`)
-	if r.Status != 200 || !slices.Equal(values(r), []string{"dog"}) || !slices.Equal(errorTypes(r), []string{"duplicate-rules"}) ||
+	if r.Status != 201 || !slices.Equal(values(r), []string{"dog"}) || !slices.Equal(errorTypes(r), []string{"duplicate-rules"}) ||
 		!sameSummary(summary(r), map[string]int{"created": 1, "not_created": 1, "valid": 1, "invalid": 1}) {
 		t.Fatalf("add with a duplicate: %d %s", r.Status, r.Raw)
 	}
@@ -116,12 +116,16 @@ func TestAddListDeleteRules(t *testing.T) {
 	if dup["id"] != catID || dup["value"] != "cat has:media" || dup["title"] != "DuplicateRule" {
 		t.Errorf("duplicate problem = %v", dup)
 	}
+	// An add that creates nothing (only duplicates) is 200, not 201.
+	if r := post(t, b, b.Bearer, "", `{"add":[{"value":"dog"}]}`); r.Status != 200 || len(values(r)) != 0 || !slices.Equal(errorTypes(r), []string{"duplicate-rules"}) {
+		t.Errorf("add of a duplicate only: %d %s", r.Status, r.Raw)
+	}
 
 	// The other app sees none of them and may add the same value.
 	if r := list(t, b, b.OtherBearer, ""); r.Status != 200 || len(values(r)) != 0 || apitest.Obj(r.Body, "meta", "result_count") != 0.0 {
 		t.Errorf("other app's list: %d %s", r.Status, r.Raw)
 	}
-	if r := post(t, b, b.OtherBearer, "", `{"add":[{"value":"dog"}]}`); r.Status != 200 || len(values(r)) != 1 {
+	if r := post(t, b, b.OtherBearer, "", `{"add":[{"value":"dog"}]}`); r.Status != 201 || len(values(r)) != 1 {
 		t.Errorf("other app's add: %d %s", r.Status, r.Raw)
 	}
 
@@ -190,7 +194,7 @@ func TestRefusedRules(t *testing.T) {
 		t.Errorf("rules after a refused add: %s", r.Raw)
 	}
 	// A dry run of good rules creates nothing.
-	if r := post(t, b, b.Bearer, "dry_run=true", `{"add":[{"value":"a"},{"value":"b"}]}`); len(values(r)) != 2 {
+	if r := post(t, b, b.Bearer, "dry_run=true", `{"add":[{"value":"a"},{"value":"b"}]}`); r.Status != 201 || len(values(r)) != 2 {
 		t.Errorf("dry add: %s", r.Raw)
 	}
 	if r := list(t, b, b.Bearer, ""); len(values(r)) != 0 {
