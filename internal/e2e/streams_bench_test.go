@@ -58,7 +58,7 @@ func benchRules(n int) []ruleSpec {
 		}
 		rules = append(rules, ruleSpec{Value: v, Tag: "noise " + strconv.Itoa(i)})
 	}
-	return append(rules, ruleSpec{Value: "latencyprobe has:hashtags", Tag: "probe"})
+	return append(rules, ruleSpec{Value: "latencyprobe #bench", Tag: "probe"})
 }
 
 // addBenchRules adds rules through the API in requests of 100.
