@@ -219,17 +219,6 @@ func (c *streamConn) waitIDs(ids []string, timeout time.Duration) (missing []str
 	}
 }
 
-// quiet reads for d and fails the test if a post arrives.
-func (c *streamConn) quiet(d time.Duration) {
-	c.t.Helper()
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if m, ok := c.next(time.Until(deadline)); ok && m.id() != "" {
-			c.t.Fatalf("unexpected post on the stream: %s", m.Raw)
-		}
-	}
-}
-
 // waitEnd waits until the server ends the stream, reading what comes
 // before, and returns the error payloads received.
 func (c *streamConn) waitEnd(timeout time.Duration) []streamMsg {
@@ -237,9 +226,9 @@ func (c *streamConn) waitEnd(timeout time.Duration) []streamMsg {
 	deadline := time.Now().Add(timeout)
 	for {
 		select {
-		case <-c.done:
+		case <-c.done: // msgs is closed too: read what is left of it
 			for {
-				if _, ok := c.next(0); !ok {
+				if _, ok := c.next(time.Minute); !ok {
 					return c.errorsSeen
 				}
 			}

@@ -60,7 +60,7 @@ func kill(t *testing.T, cmd *exec.Cmd) {
 // /2/connections/all through B ends streams held on both, and their slots
 // are free at once. Then each worker in turn is SIGKILLed: the post made
 // right after still reaches the stream (the survivor's dispatcher takes
-// the cursor's lease).
+// the cursor's lease), and the stream has had its keep-alives meanwhile.
 func TestStreamAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local", env: []string{"AVIARY_STREAM_KEEPALIVE=1s", "AVIARY_STREAM_CONNECTIONS=2"}})
@@ -98,7 +98,7 @@ func TestStreamAcrossReplicas(t *testing.T) {
 
 	checkLimitAndTerminateAll(t, s, baseA, baseB, fields)
 
-	st := openStream(t, http.DefaultClient, baseA, bearer, fields)
+	st, opened := openStream(t, http.DefaultClient, baseA, bearer, fields), time.Now()
 	if st.Status != http.StatusOK {
 		t.Fatalf("stream after DELETE /2/connections/all: %d %s (slots not freed?)", st.Status, st.Raw)
 	}
@@ -111,6 +111,9 @@ func TestStreamAcrossReplicas(t *testing.T) {
 		if i == 0 { // a replacement, so one worker lives while the other is killed
 			workers[i] = s.start("worker", nil)
 		}
+	}
+	if n := st.keepAliveCount(); n == 0 {
+		t.Errorf("no \\r\\n keep-alive in %v of an idle stream (AVIARY_STREAM_KEEPALIVE=1s)", time.Since(opened))
 	}
 }
 
