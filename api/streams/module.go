@@ -71,6 +71,7 @@ type Deps struct {
 type Module struct {
 	Deps
 	Hydrator *objects.Hydrator
+	renders  *renderCache
 }
 
 // New builds the module.
@@ -99,7 +100,7 @@ func New(d Deps) *Module {
 	if d.KeepAlive <= 0 {
 		d.KeepAlive = DefaultKeepAlive
 	}
-	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}, renders: newRenderCache()}
 }
 
 // Routes lists the streaming endpoints: the rules, the stream and the

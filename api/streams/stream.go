@@ -33,11 +33,11 @@ func (m *Module) streamRoutes() []httpx.Endpoint {
 	}}
 }
 
-// streamPost is one post on the stream.
+// streamPost is one post on the stream, without the rules it matched
+// (render adds matching_rules after them).
 type streamPost struct {
-	Data          objects.Tweet     `json:"data"`
-	Includes      *objects.Includes `json:"includes,omitempty"`
-	MatchingRules []matchingRule    `json:"matching_rules"`
+	Data     objects.Tweet     `json:"data"`
+	Includes *objects.Includes `json:"includes,omitempty"`
 }
 
 type matchingRule struct {
@@ -146,36 +146,57 @@ func (m *Module) deliver(ctx context.Context, s *streamWriter, d Delivery, opts 
 	return s.write(line)
 }
 
-// render is the stream line of d's post with the request's fields, or
-// false when the post can not be shown (deleted, protected author).
+// render is the stream line of d's post with the request's fields and the
+// rules it matched, or false when the post can not be shown (deleted,
+// protected author). The post's data and includes are rendered once per
+// replica for every stream asking for the same fields (renderCache).
 func (m *Module) render(ctx context.Context, d Delivery, opts objects.Options) ([]byte, bool, error) {
-	found, err := m.Store.PostsByIDs(ctx, []int64{d.PostID})
+	body, err := m.renders.get(ctx, renderKey{postID: d.PostID, opts: optionsKey(opts)}, func(ctx context.Context) ([]byte, error) {
+		return m.renderPost(ctx, d.PostID, opts)
+	})
+	if err != nil || body == nil {
+		return nil, false, err
+	}
+	rules := make([]matchingRule, len(d.Rules))
+	for i, r := range d.Rules {
+		rules[i] = matchingRule{ID: ids.Format(r.RuleID), Tag: r.Tag}
+	}
+	tail, err := json.Marshal(rules)
 	if err != nil {
-		return nil, false, fmt.Errorf("stream: load post %d: %w", d.PostID, err)
+		return nil, false, fmt.Errorf("stream: encode the rules of post %d: %w", d.PostID, err)
+	}
+	line := make([]byte, 0, len(body)+len(tail)+24)
+	line = append(line, body[:len(body)-1]...) // without its closing brace
+	line = append(append(append(line, `,"matching_rules":`...), tail...), "}\r\n"...)
+	return line, true, nil
+}
+
+// renderPost is the JSON object {data, includes} of post id with opts, nil
+// when the public may not see it.
+func (m *Module) renderPost(ctx context.Context, id int64, opts objects.Options) ([]byte, error) {
+	found, err := m.Store.PostsByIDs(ctx, []int64{id})
+	if err != nil {
+		return nil, fmt.Errorf("stream: load post %d: %w", id, err)
 	}
 	if len(found) == 0 {
-		return nil, false, nil
+		return nil, nil
 	}
 	vis, err := m.Hydrator.Visibility(ctx, found, 0)
 	if err != nil {
-		return nil, false, fmt.Errorf("stream: post %d: %w", d.PostID, err)
+		return nil, fmt.Errorf("stream: post %d: %w", id, err)
 	}
-	if vis[d.PostID] != objects.Visible {
-		return nil, false, nil
+	if vis[id] != objects.Visible {
+		return nil, nil
 	}
 	res, err := m.Hydrator.Tweets(ctx, found, opts, 0)
 	if err != nil {
-		return nil, false, fmt.Errorf("stream: render post %d: %w", d.PostID, err)
+		return nil, fmt.Errorf("stream: render post %d: %w", id, err)
 	}
-	out := streamPost{Data: res.Data[0], Includes: res.Includes, MatchingRules: make([]matchingRule, len(d.Rules))}
-	for i, r := range d.Rules {
-		out.MatchingRules[i] = matchingRule{ID: ids.Format(r.RuleID), Tag: r.Tag}
-	}
-	line, err := json.Marshal(out)
+	body, err := json.Marshal(streamPost{Data: res.Data[0], Includes: res.Includes})
 	if err != nil {
-		return nil, false, fmt.Errorf("stream: encode post %d: %w", d.PostID, err)
+		return nil, fmt.Errorf("stream: encode post %d: %w", id, err)
 	}
-	return append(line, '\r', '\n'), true, nil
+	return body, nil
 }
 
 // disconnectBody is the in-stream error that ends a stream the service

@@ -245,13 +245,14 @@ func (h *heldStreams) close() {
 // BenchmarkStreamConnections opens BENCH_STREAM_CONNECTIONS (10,000)
 // filtered streams of one app on one `aviary api` process (the app's
 // connection limit raised to match, AVIARY_STREAM_CONNECTIONS) from this
-// process, 64 connects in flight, and reports the API's RSS before and
+// process, BENCH_STREAM_CONNECT_INFLIGHT (16) connects in flight, and reports the API's RSS before and
 // with them open (after 5 s settled), the RSS per connection over the
 // first and the second half (flat memory: the two are about equal), the
 // time to open them, and how long one matching post takes to reach all of
 // them (fan-out p50/p99/all).
 func BenchmarkStreamConnections(b *testing.B) {
 	n := benchInt(b, "BENCH_STREAM_CONNECTIONS", 10000)
+	inflight := benchInt(b, "BENCH_STREAM_CONNECT_INFLIGHT", 16)
 	if limit := raiseFileLimit(b); limit < uint64(n)+1000 {
 		b.Skipf("open-file limit %d is too low for %d streams (raise the hard limit: ulimit -Hn)", limit, n)
 	}
@@ -268,12 +269,12 @@ func BenchmarkStreamConnections(b *testing.B) {
 	idle := procStatusKB(b, pid, "VmRSS")
 	for b.Loop() {
 		start := time.Now()
-		if err := h.open(n/2-10, 64); err != nil {
+		if err := h.open(n/2-10, inflight); err != nil {
 			b.Fatal(err)
 		}
 		time.Sleep(5 * time.Second)
 		half := procStatusKB(b, pid, "VmRSS")
-		if err := h.open(n-n/2, 64); err != nil {
+		if err := h.open(n-n/2, inflight); err != nil {
 			b.Fatal(err)
 		}
 		opened := time.Since(start) - 5*time.Second
