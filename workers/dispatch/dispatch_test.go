@@ -291,3 +291,29 @@ func TestRetentionSweep(t *testing.T) {
 		t.Errorf("second replica's Sweep = %d, %v; want 0 (not its turn)", n, err)
 	}
 }
+
+// Full batches are committed once per CommitEvery (an hour here, so not
+// at all while they come): the cursor moves with the batch that is not
+// full (caught up), or, when the log ends on a full batch, before the
+// dispatcher waits.
+func TestDispatcherCommitCadence(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	alice := factory.User(t, db, nil)
+	run := func(cursor string) {
+		all := allSeqs(t, db)
+		sink := &recordingSink{name: "record"}
+		start(t, &dispatch.Dispatcher{Log: db, Cursors: db, Sinks: []dispatch.Sink{sink}, Cursor: cursor,
+			Batch: 2, CommitEvery: time.Hour, Poll: 20 * time.Millisecond})
+		eventually(t, cursor+": caught up and committed", func() bool { return cursorAt(t, db, cursor) == all[len(all)-1] })
+		if got := sink.seqs(); !slices.Equal(got, all) {
+			t.Fatalf("%s: delivered %v, want %v", cursor, got, all)
+		}
+	}
+	for range 5 {
+		factory.Post(t, db, &factory.PostOpts{Author: alice})
+	}
+	run("odd") // 2, 2, 1: the last batch is not full
+	factory.Post(t, db, &factory.PostOpts{Author: alice})
+	run("even") // 2, 2, 2, then nothing
+}
