@@ -138,10 +138,11 @@ func raiseFileLimit(b *testing.B) uint64 {
 // heldStreams are many open streams of one app, each read by a goroutine
 // that only looks for one post id (the fan-out probe).
 type heldStreams struct {
-	client *http.Client
-	url    string
-	bearer string
-	cancel context.CancelFunc
+	client  *http.Client
+	url     string
+	bearers []string // the apps' tokens, taken in turn
+	next    atomic.Int64
+	cancel  context.CancelFunc
 	ctx    context.Context
 	wg     sync.WaitGroup
 
@@ -153,9 +154,9 @@ type heldStreams struct {
 	failed error
 }
 
-func newHeldStreams(base, bearer string) *heldStreams {
+func newHeldStreams(base string, bearers []string) *heldStreams {
 	ctx, cancel := context.WithCancel(context.Background())
-	return &heldStreams{url: base + "/2/tweets/search/stream", bearer: bearer, ctx: ctx, cancel: cancel,
+	return &heldStreams{url: base + "/2/tweets/search/stream", bearers: bearers, ctx: ctx, cancel: cancel,
 		client: &http.Client{Transport: &http.Transport{DisableCompression: true, MaxIdleConnsPerHost: -1,
 			ReadBufferSize: 1024, WriteBufferSize: 1024}}}
 }
@@ -185,7 +186,7 @@ func (h *heldStreams) openOne() error {
 	if err != nil {
 		return err
 	}
-	req.Header.Set("Authorization", "Bearer "+h.bearer)
+	req.Header.Set("Authorization", "Bearer "+h.bearers[int(h.next.Add(1)-1)%len(h.bearers)])
 	resp, err := h.client.Do(req)
 	if err != nil {
 		return fmt.Errorf("open stream: %w", err)
@@ -243,24 +244,30 @@ func (h *heldStreams) close() {
 }
 
 // BenchmarkStreamConnections opens BENCH_STREAM_CONNECTIONS (10,000)
-// filtered streams of one app on one `aviary api` process (the app's
-// connection limit raised to match, AVIARY_STREAM_CONNECTIONS) from this
-// process, BENCH_STREAM_CONNECT_INFLIGHT (16) connects in flight, and reports the API's RSS before and
-// with them open (after 5 s settled), the RSS per connection over the
-// first and the second half (flat memory: the two are about equal), the
-// time to open them, and how long one matching post takes to reach all of
-// them (fan-out p50/p99/all).
+// filtered streams on one `aviary api` process from this process, spread
+// over BENCH_STREAM_APPS (100) apps (each app's connection limit,
+// AVIARY_STREAM_CONNECTIONS, raised to its share), BENCH_STREAM_CONNECT_INFLIGHT
+// (16) connects in flight, and reports the API's RSS before and with them
+// open (after 5 s settled), the RSS per connection over the first and the
+// second half (flat memory: the two are about equal), the time to open
+// them, and how long one post matching a rule of every app takes to reach
+// all of them (fan-out p50/p99/all).
 func BenchmarkStreamConnections(b *testing.B) {
 	n := benchInt(b, "BENCH_STREAM_CONNECTIONS", 10000)
+	apps := min(benchInt(b, "BENCH_STREAM_APPS", 100), n)
 	inflight := benchInt(b, "BENCH_STREAM_CONNECT_INFLIGHT", 16)
 	if limit := raiseFileLimit(b); limit < uint64(n)+1000 {
 		b.Skipf("open-file limit %d is too low for %d streams (raise the hard limit: ulimit -Hn)", limit, n)
 	}
+	perApp := (n+apps-1)/apps + 10
 	s := newStack(b, stackOptions{driver: "local", workers: 1,
-		env: streamBenchEnv("AVIARY_STREAM_CONNECTIONS=" + strconv.Itoa(n+10))})
-	s.addRules(s.baseURL, s.creds.BearerToken, ruleSpec{Value: "fanoutprobe", Tag: "probe"})
+		env: streamBenchEnv("AVIARY_STREAM_CONNECTIONS=" + strconv.Itoa(perApp))})
+	bearers := s.benchApps(apps)
+	for _, bearer := range bearers {
+		s.addRules(s.baseURL, bearer, ruleSpec{Value: "fanoutprobe", Tag: "probe"})
+	}
 	pid := s.api.Process.Pid
-	h := newHeldStreams(s.baseURL, s.creds.BearerToken)
+	h := newHeldStreams(s.baseURL, bearers)
 	b.Cleanup(h.close)
 	if err := h.open(10, 10); err != nil { // warm-up
 		b.Fatal(err)
@@ -285,6 +292,7 @@ func BenchmarkStreamConnections(b *testing.B) {
 		}
 		fanout := measureFanout(b, s, h, n)
 		b.ReportMetric(float64(n), "streams")
+		b.ReportMetric(float64(apps), "apps")
 		b.ReportMetric(float64(idle)/1024, "api-idle-RSS-MB")
 		b.ReportMetric(float64(full)/1024, "api-RSS-MB")
 		b.ReportMetric(float64(full-idle)/float64(n), "KB/conn")
@@ -296,6 +304,26 @@ func BenchmarkStreamConnections(b *testing.B) {
 		b.ReportMetric(percentileMs(fanout, 0.99), "fanout-p99-ms")
 		b.ReportMetric(percentileMs(fanout, 1), "fanout-all-ms")
 	}
+}
+
+// benchApps returns the bearer tokens of n apps: the bootstrap app's and
+// n-1 created through the store (as `aviary admin app create` does).
+func (s *stack) benchApps(n int) []string {
+	s.t.Helper()
+	out := []string{s.creds.BearerToken}
+	ctx := context.Background()
+	for i := 1; i < n; i++ {
+		app, err := s.db.CreateApp(ctx, fmt.Sprintf("bench-streams-%d", i), "")
+		if err != nil {
+			s.t.Fatalf("create app: %v", err)
+		}
+		tok, err := s.db.CreateBearerToken(ctx, app.ID)
+		if err != nil {
+			s.t.Fatalf("create bearer token: %v", err)
+		}
+		out = append(out, tok.Token)
+	}
+	return out
 }
 
 // measureFanout posts one matching post (a unique token in its text) and
