@@ -143,8 +143,8 @@ type heldStreams struct {
 	bearers []string // the apps' tokens, taken in turn
 	next    atomic.Int64
 	cancel  context.CancelFunc
-	ctx    context.Context
-	wg     sync.WaitGroup
+	ctx     context.Context
+	wg      sync.WaitGroup
 
 	mu     sync.Mutex
 	probe  []byte
