@@ -27,9 +27,6 @@ const DefaultUserAgent = "Aviary-Outbound/1.0"
 // Errors callers turn into their own rules (besides *RefusedAddressError
 // and timeouts).
 var (
-	// ErrRedirected: the server redirected and the client follows none
-	// (Config.NoRedirects); the redirect target was not requested.
-	ErrRedirected = errors.New("redirects are not followed")
 	// ErrTooLarge: the body is larger than the cap (read no further).
 	ErrTooLarge = errors.New("body larger than the limit")
 	// ErrScheme: the URL, or a redirect, is neither http nor https.
@@ -55,8 +52,8 @@ type Config struct {
 	Allow        AllowList
 	MaxBytes     int64
 	MaxRedirects int
-	// NoRedirects makes any redirect fail with ErrRedirected, unfollowed
-	// (the webhook CRC: a redirect invalidates a webhook).
+	// NoRedirects follows no redirect: the 3xx response itself is the
+	// answer (the webhook CRC: a redirect invalidates a webhook).
 	NoRedirects bool
 	// Timeout bounds a whole request: connections, redirects and body.
 	Timeout time.Duration
@@ -176,11 +173,11 @@ func checkScheme(req *http.Request) error {
 	return nil
 }
 
-// checkRedirect allows MaxRedirects http(s) redirects (none with
-// NoRedirects); each one's connection is checked by dial like the first.
+// checkRedirect allows MaxRedirects http(s) redirects (with NoRedirects,
+// none: the redirect is the response); each one's connection is checked by dial like the first.
 func (f *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if f.cfg.NoRedirects {
-		return fmt.Errorf("to %s: %w", req.URL.Redacted(), ErrRedirected)
+		return http.ErrUseLastResponse
 	}
 	if len(via) > f.cfg.MaxRedirects {
 		return fmt.Errorf("after %d redirects: %w", f.cfg.MaxRedirects, ErrTooManyRedirects)

@@ -216,8 +216,8 @@ func endless(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// TestNoRedirects: with NoRedirects a redirect fails with ErrRedirected and
-// its target is never requested.
+// TestNoRedirects: with NoRedirects a redirect is the answer (a
+// StatusError from Open) and its target is never requested.
 func TestNoRedirects(t *testing.T) {
 	t.Parallel()
 	var reached atomic.Int64
@@ -230,8 +230,9 @@ func TestNoRedirects(t *testing.T) {
 	}))
 	f := New(Config{Allow: allow, NoRedirects: true})
 	_, err := f.Open(t.Context(), srv.URL+"/", nil)
-	if !errors.Is(err, ErrRedirected) {
-		t.Fatalf("open: %v, want ErrRedirected", err)
+	var status *StatusError
+	if !errors.As(err, &status) || status.Code != http.StatusFound {
+		t.Fatalf("open: %v, want HTTP 302", err)
 	}
 	if n := reached.Load(); n != 0 {
 		t.Fatalf("the redirect target was requested %d times", n)
