@@ -311,3 +311,20 @@ func countingListener(t *testing.T, network, addr string) *counting {
 	t.Cleanup(func() { ln.Close() })
 	return c
 }
+
+// TestWebhookRedirectInward: a receiver the guard may reach that redirects
+// to loopback fails the CRC; the redirect target sees no connection.
+func TestWebhookRedirectInward(t *testing.T) {
+	t.Parallel()
+	target := countingListener(t, "tcp", "127.0.0.1:0")
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://"+target.ln.Addr().String()+"/hook?"+r.URL.RawQuery, http.StatusFound)
+	}))
+	t.Cleanup(redirector.Close)
+	allow := redirector.Listener.Addr().String()
+	b := setup(t, allow, allow, 1)
+	wantFailure(t, register(t, b, b.Bearer, redirector.URL+"/hook"), webhooks.ReasonCRC)
+	if n := target.accepted.Load(); n != 0 {
+		t.Fatalf("the redirect target accepted %d connections", n)
+	}
+}
