@@ -112,9 +112,14 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts ob
 		case <-conn.Ended():
 			reason := conn.Reason()
 			return reason, s.write(m.disconnectBody(reason))
-		case d := <-conn.Deliveries():
-			if err := m.deliver(ctx, s, d, opts); err != nil {
-				return m.failed(ctx, s, err)
+		case <-conn.Ready():
+			for _, d := range conn.Take() {
+				if ctx.Err() != nil || conn.Reason() != "" {
+					break // the next turn ends the stream
+				}
+				if err := m.deliver(ctx, s, d, opts); err != nil {
+					return m.failed(ctx, s, err)
+				}
 			}
 			keep.Reset(m.KeepAlive)
 		case <-keep.C:
