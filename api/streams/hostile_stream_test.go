@@ -153,3 +153,20 @@ func TestHostileBurst(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileKillUpperCaseUUID: UUIDs are case-insensitive (RFC 9562); a
+// kill naming the connection in upper case ends it.
+func TestHostileKillUpperCaseUUID(t *testing.T) {
+	b := setupStreams(t, options{})
+	s := open(t, b.Srv.URL, hStreamPath, b.Bearer)
+	r := b.Get(t, "/2/connections", b.Bearer)
+	id := r.Body["data"].([]any)[0].(map[string]any)["id"].(string)
+	upper := strings.ToUpper(id)
+	r = call(t, b.Srv.URL, "DELETE", "/2/connections", b.Bearer, `{"uuids":["`+upper+`"]}`)
+	if r.Status != 200 || !strings.Contains(r.Raw, `"successful_kills":1`) || !strings.Contains(r.Raw, `"failed_kills":0`) {
+		t.Fatalf("kill by upper-case UUID: %d %s", r.Status, r.Raw)
+	}
+	if !s.ended(5 * time.Second) {
+		t.Error("the stream did not end")
+	}
+}
