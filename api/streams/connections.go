@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
@@ -167,7 +168,11 @@ func (m *Module) killByIDs(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Bind(r, m.Validator, &req); err != nil {
 		return err
 	}
-	return m.kill(w, r, storage.ConnectionTermination{AppID: httpx.Principal(r).App.ID, IDs: req.UUIDs}, req.UUIDs)
+	ids := make([]string, len(req.UUIDs)) // UUIDs are case-insensitive; the records' are lower case
+	for i, u := range req.UUIDs {
+		ids[i] = strings.ToLower(u)
+	}
+	return m.kill(w, r, storage.ConnectionTermination{AppID: httpx.Principal(r).App.ID, IDs: ids}, req.UUIDs)
 }
 
 // kill marks the connections t selects for termination, tells every
@@ -186,7 +191,7 @@ func (m *Module) kill(w http.ResponseWriter, r *http.Request, t storage.Connecti
 		data.Results = append(data.Results, killResult{UUID: id, Success: true})
 	}
 	for _, id := range asked {
-		if !slices.Contains(killed, id) {
+		if !slices.Contains(killed, strings.ToLower(id)) {
 			data.Results = append(data.Results, killResult{UUID: id, ErrorMessage: "No active connection with this UUID."})
 		}
 	}
