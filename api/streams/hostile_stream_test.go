@@ -3,7 +3,9 @@ package streams_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -168,5 +170,45 @@ func TestHostileKillUpperCaseUUID(t *testing.T) {
 	}
 	if !s.ended(5 * time.Second) {
 		t.Error("the stream did not end")
+	}
+}
+
+// TestHostileHiddenPosts: a post deleted between its match and its
+// delivery, and a post of an author who turned protected, are not sent;
+// the next visible post is.
+func TestHostileHiddenPosts(t *testing.T) {
+	b := setupStreams(t, options{})
+	b.rule(t, b.App.ID, "hidden", "")
+	s := open(t, b.Srv.URL, hStreamPath, b.Bearer)
+	gone, goneID := b.post(t, "hidden one")
+	r := b.Call(t, "DELETE", "/2/tweets/"+gone, "oauth:author", "", nil)
+	if r.Status != 200 {
+		t.Fatalf("delete: %d %s", r.Status, r.Raw)
+	}
+	_, protID := b.post(t, "hidden two")
+	b.Query(t, "UPDATE users SET protected_at = now() WHERE id = "+strconv.FormatInt(b.Author.ID, 10)+" RETURNING 1", new(int))
+	b.dispatch(t, goneID, protID)
+	b.Query(t, "UPDATE users SET protected_at = NULL WHERE id = "+strconv.FormatInt(b.Author.ID, 10)+" RETURNING 1", new(int))
+	visible, visID := b.post(t, "hidden three")
+	b.dispatch(t, visID)
+	line, ok := s.next(t, 5*time.Second)
+	if !ok || !strings.Contains(line, `"id":"`+visible+`"`) {
+		t.Fatalf("first line %v %s, want post %s only", ok, line, visible)
+	}
+}
+
+// TestHostileConnectionsToken: a pagination_token that is not a token the
+// endpoint gave out (a connection UUID) is a 400, as on the rules list.
+func TestHostileConnectionsToken(t *testing.T) {
+	b := setupStreams(t, options{})
+	for _, tok := range []string{"zz", "1", "' OR 1=1 --", "00000000-0000-0000-0000-00000000000g"} {
+		r := call(t, b.Srv.URL, "GET", "/2/connections?status=all&pagination_token="+url.QueryEscape(tok), b.Bearer, "")
+		if r.Status != 400 {
+			t.Errorf("pagination_token %q: %d %s", tok, r.Status, r.Raw)
+		}
+	}
+	r := call(t, b.Srv.URL, "GET", "/2/connections?status=all&pagination_token=6F9619FF-8B86-D011-B42D-00CF4FC964FF", b.Bearer, "")
+	if r.Status != 200 {
+		t.Errorf("a well-formed token: %d %s", r.Status, r.Raw)
 	}
 }
