@@ -2,8 +2,12 @@ package streams_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/api/streams"
 )
 
 // Probes of the rules endpoints with hostile bodies: each must be a 4xx
@@ -62,5 +66,26 @@ func TestHostileRuleBodies(t *testing.T) {
 		if r.Status >= 500 {
 			t.Errorf("GET %s: %d", q, r.Status)
 		}
+	}
+}
+
+// TestHostileTagLength: a rule's tag is carried in every match on the bus
+// (Redis, MAXLEN 100,000 entries), in the dispatcher's in-memory rule set
+// and on every stream line: it is bounded (MaxTagLength characters), so
+// one app cannot fill Redis with megabyte tags.
+func TestHostileTagLength(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	ok := strings.Repeat("é", streams.MaxTagLength)
+	if r := post(t, b, b.Bearer, "", `{"add":[{"value":"cat","tag":"`+ok+`"}]}`); r.Status != 200 || len(values(r)) != 1 {
+		t.Errorf("tag of %d characters: %d %s", streams.MaxTagLength, r.Status, r.Raw)
+	}
+	long := strings.Repeat("t", streams.MaxTagLength+1)
+	r := post(t, b, b.Bearer, "", `{"add":[{"value":"dog","tag":"`+long+`"}]}`)
+	if r.Status != 400 || !slices.Equal(errorTypes(r), []string{"invalid-request"}) && r.Body["type"] != apitest.Problems+"invalid-request" {
+		t.Errorf("tag of %d characters: %d %.300s", streams.MaxTagLength+1, r.Status, r.Raw)
+	}
+	if r := list(t, b, b.Bearer, ""); !slices.Equal(values(r), []string{"cat"}) {
+		t.Errorf("rules: %s", r.Raw)
 	}
 }

@@ -33,6 +33,12 @@ const rulesPath = "/2/tweets/search/stream/rules"
 // takes (the description's bounds).
 const maxListed = 1000
 
+// MaxTagLength is the longest rule tag, in characters (code points). The
+// platform documents no bound; a tag rides in every match on the bus, in
+// the dispatcher's rule set and on every stream line, so Aviary bounds it
+// (docs/streams-rules.md).
+const MaxTagLength = 255
+
 // ruleRoutes lists the rules endpoints: app-only bearer tokens, as on the
 // platform; every call sees and changes only its app's rules. Limits per
 // 15 minutes per app: 450 changes and 450 lists.
