@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
@@ -174,6 +175,9 @@ func (m *Module) readUpdate(r *http.Request, deleteAll bool) (updateRequest, err
 	for _, a := range req.Add {
 		if a.Value == "" {
 			return req, apierr.InvalidParam("value", "Every rule of `add` needs a non-empty `value`.")
+		}
+		if n := utf8.RuneCountInString(a.Tag); n > MaxTagLength {
+			return req, apierr.InvalidParam("tag", fmt.Sprintf("A rule's `tag` may hold at most %d characters, not %d.", MaxTagLength, n))
 		}
 	}
 	return req, nil
