@@ -42,6 +42,7 @@ func TestHeartbeatOfManyStreams(t *testing.T) {
 		if err != nil || len(end) != 1 || end[0] != "nope" {
 			t.Fatalf("heartbeat %d: end %v, %v", i, end, err)
 		}
+		t.Logf("heartbeat %d: %v", i, took)
 		if took > 2*time.Second {
 			t.Fatalf("heartbeat %d of %d streams took %v", i, len(ids)-1, took)
 		}
