@@ -31,6 +31,7 @@ func TestHostileMatch(t *testing.T) {
 		{"👍", "nice 👍🏽", "en", true},
 		{"x -y", "x", "en", true},
 		{"cat OR", "cat", "en", false},
+		{"from:Alice", "anything", "en", true},
 	}
 	for i, c := range cases {
 		if err := streamrules.Check(c.rule); err != nil {
@@ -38,7 +39,7 @@ func TestHostileMatch(t *testing.T) {
 			continue
 		}
 		set := streamrules.NewSet([]storage.StreamRule{{ID: int64(i + 1), AppID: 1, Value: c.rule}})
-		got := len(set.Match(events.Post{ID: 1, Text: c.text, Lang: c.lang})) == 1
+		got := len(set.Match(events.Post{ID: 1, Text: c.text, Lang: c.lang, AuthorUsername: "alice"})) == 1
 		if got != c.want {
 			t.Errorf("rule %q on %q (lang %s) = %v, want %v", c.rule, c.text, c.lang, got, c.want)
 		}
