@@ -27,8 +27,9 @@ const (
 	// connQueueMax is how many deliveries a stream may fall behind before
 	// it is dropped as too slow. The queue grows only while posts wait (an
 	// idle stream holds none), so a burst (a worker's backlog, a catch-up)
-	// does not drop a client that reads.
-	connQueueMax = 4096
+	// does not drop a client that reads; at about 60 bytes a delivery, a
+	// full queue is some 60 KB.
+	connQueueMax = 1024
 	// readCount is how many matches one read takes.
 	readCount = 500
 	// catchUpBatch is how many events one read of the log takes.
