@@ -131,6 +131,10 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		"POST /2/users/{id}/retweets": {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},
+		"POST /2/webhooks": {
+			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","url":"https://b.example/hook"}`, "url"},
+			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","URL":"https://b.example/hook"}`, "URL"},
+		},
 		"POST /2/tweets/search/stream/rules": {
 			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a"}],"add":[{"value":"b"}]}`, "add"},
 			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a","Value":"b"}]}`, "Value"},

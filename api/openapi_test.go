@@ -195,6 +195,25 @@ var openapiCases = []openapiCase{
 	{name: "list stream rules: none", method: "GET", path: "/2/tweets/search/stream/rules", authz: "other", status: 200},
 	{name: "list stream rules: max_results", method: "GET", path: "/2/tweets/search/stream/rules?max_results=0", authz: "bearer", status: 400},
 	{name: "list stream rules: no credentials", method: "GET", path: "/2/tweets/search/stream/rules", status: 401},
+	// /2/webhooks ({webhook}: a webhook of the first app, whose URL leads to
+	// loopback; TestWebhookResponsesMatchOpenAPI covers the passing CRCs).
+	{name: "list webhooks", method: "GET", path: "/2/webhooks", authz: "bearer", status: 200},
+	{name: "list webhooks with fields", method: "GET", path: "/2/webhooks?webhook_config.fields=created_at,url", authz: "bearer", status: 200},
+	{name: "list webhooks: none", method: "GET", path: "/2/webhooks", authz: "other", status: 200},
+	{name: "list webhooks: unknown field", method: "GET", path: "/2/webhooks?webhook_config.fields=secret", authz: "bearer", status: 400},
+	{name: "list webhooks: user context", method: "GET", path: "/2/webhooks", authz: "oauth:reader", status: 403},
+	{name: "create webhook: not https", method: "POST", path: "/2/webhooks", authz: "other", body: `{"url":"http://example.com/hook"}`, status: 400},
+	{name: "create webhook: CRC fails", method: "POST", path: "/2/webhooks", authz: "other", body: `{"url":"https://127.0.0.1/hook"}`, status: 400},
+	{name: "create webhook: limit", method: "POST", path: "/2/webhooks", authz: "bearer", body: `{"url":"https://example.com/hook"}`, status: 400},
+	{name: "create webhook: duplicate", method: "POST", path: "/2/webhooks", authz: "bearer", body: `{"url":"https://127.0.0.1/fixture"}`, status: 400},
+	{name: "create webhook: no url", method: "POST", path: "/2/webhooks", authz: "bearer", body: `{}`, status: 400},
+	{name: "create webhook: no credentials", method: "POST", path: "/2/webhooks", body: `{"url":"https://example.com/hook"}`, status: 401},
+	{name: "validate webhook: CRC fails", method: "PUT", path: "/2/webhooks/{webhook}", authz: "bearer", status: 400},
+	{name: "validate webhook: another app's", method: "PUT", path: "/2/webhooks/{webhook}", authz: "other", status: 400},
+	{name: "validate webhook: malformed id", method: "PUT", path: "/2/webhooks/12ab", authz: "bearer", status: 400},
+	{name: "delete webhook: another app's", method: "DELETE", path: "/2/webhooks/{webhook}", authz: "other", status: 400},
+	{name: "delete webhook", method: "DELETE", path: "/2/webhooks/{webhook}", authz: "bearer", status: 200},
+	{name: "delete webhook: deleted", method: "DELETE", path: "/2/webhooks/{webhook}", authz: "bearer", status: 400},
 }
 
 // allTweetFields and allUserFields name every field the endpoints render.
@@ -295,7 +314,11 @@ func openapiFixtures(t *testing.T, b *apitest.Bundle) map[string]string {
 		t.Fatalf("add fixture rule: %d %s", rule.Status, rule.Raw)
 	}
 	stream := openStream(t, b, b.OtherBearer)
-	return map[string]string{"{stream}": stream, "{rule}": apitest.Obj(rule.Body, "data").([]any)[0].(map[string]any)["id"].(string), "{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
+	hook, err := b.DB.CreateWebhook(t.Context(), storage.WebhookCreate{AppID: b.App.ID, URL: "https://127.0.0.1/fixture", CheckedAt: time.Now()})
+	if err != nil {
+		t.Fatalf("create fixture webhook: %v", err)
+	}
+	return map[string]string{"{webhook}": id(hook.ID), "{stream}": stream, "{rule}": apitest.Obj(rule.Body, "data").([]any)[0].(map[string]any)["id"].(string), "{news}": id(story.ID), "{job}": id(created.ID), "{complete}": id(complete.ID), "{failed}": id(failed.ID), "{post}": post(), "{kept}": kept,
 		"{reply}": reply.Body["data"].(map[string]any)["id"].(string), "{author}": id(b.Author.ID), "{reader}": id(b.User.ID),
 		"{upload}": id(upload.ID), "{finalizable}": id(finalizable.ID), "{media}": id(photo.ID)}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
+	"github.com/aviary-dev/aviary/api/webhooks"
 )
 
 // Modules are the API's features; cmd builds each from the backends. A nil
@@ -42,6 +43,7 @@ type Modules struct {
 	Search     *search.Module
 	News       *news.Module
 	Streams    *streams.Module
+	Webhooks   *webhooks.Module
 	Ads        AdsModules
 }
 
@@ -107,7 +109,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

@@ -72,6 +72,20 @@ type Post struct {
 	Cashtags          []string  `json:"cashtags,omitempty"`
 	URLTerms          []string  `json:"url_terms,omitempty"`
 	CreatedAt         time.Time `json:"created_at"`
+	// Quoted is the content of the post a quote quotes (nil for other
+	// posts): the filtered stream matches a quote on its own content and
+	// on the quoted post's.
+	Quoted *QuotedPost `json:"quoted,omitempty"`
+}
+
+// QuotedPost is the matchable content of a quoted post: its text and
+// entity terms (normalized as in Post).
+type QuotedPost struct {
+	Text     string   `json:"text"`
+	Mentions []string `json:"mentions,omitempty"`
+	Hashtags []string `json:"hashtags,omitempty"`
+	Cashtags []string `json:"cashtags,omitempty"`
+	URLTerms []string `json:"url_terms,omitempty"`
 }
 
 // PostDeleted is the payload of PostDelete.

@@ -32,6 +32,7 @@ import (
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
+	"github.com/aviary-dev/aviary/api/webhooks"
 	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
@@ -89,6 +90,9 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		// Without a hub the stream answers operational-disconnect; SetupOn
 		// gives it one.
 		Streams: streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Errors: w, Logger: log}),
+		// No allow-list: the CRC of a test's local receiver needs one
+		// (api/webhooks' tests build their own module).
+		Webhooks: webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
 	}
 }
 

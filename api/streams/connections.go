@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
@@ -80,7 +81,12 @@ func (m *Module) listConnections(w http.ResponseWriter, r *http.Request) error {
 		Endpoints: q.List("endpoints", storage.StreamEndpoints),
 		Limit:     q.Int("max_results", 1, 100, 10),
 	}
-	lq.After, _ = q.String("pagination_token")
+	if tok, ok := q.String("pagination_token"); ok {
+		if !isUUID(tok) {
+			q.Fail("pagination_token", "The `pagination_token` query parameter value ["+tok+"] is not a token this endpoint gave out", tok)
+		}
+		lq.After = strings.ToLower(tok)
+	}
 	fields := q.List("connection.fields", connectionFields)
 	if err := q.Err(); err != nil {
 		return err
@@ -167,7 +173,11 @@ func (m *Module) killByIDs(w http.ResponseWriter, r *http.Request) error {
 	if err := httpx.Bind(r, m.Validator, &req); err != nil {
 		return err
 	}
-	return m.kill(w, r, storage.ConnectionTermination{AppID: httpx.Principal(r).App.ID, IDs: req.UUIDs}, req.UUIDs)
+	ids := make([]string, len(req.UUIDs)) // UUIDs are case-insensitive; the records' are lower case
+	for i, u := range req.UUIDs {
+		ids[i] = strings.ToLower(u)
+	}
+	return m.kill(w, r, storage.ConnectionTermination{AppID: httpx.Principal(r).App.ID, IDs: ids}, req.UUIDs)
 }
 
 // kill marks the connections t selects for termination, tells every
@@ -186,7 +196,7 @@ func (m *Module) kill(w http.ResponseWriter, r *http.Request, t storage.Connecti
 		data.Results = append(data.Results, killResult{UUID: id, Success: true})
 	}
 	for _, id := range asked {
-		if !slices.Contains(killed, id) {
+		if !slices.Contains(killed, strings.ToLower(id)) {
 			data.Results = append(data.Results, killResult{UUID: id, ErrorMessage: "No active connection with this UUID."})
 		}
 	}
@@ -212,4 +222,23 @@ func joinQuoted(list []string) string {
 		out += s
 	}
 	return out + "]"
+}
+
+// isUUID reports whether s has the form of a UUID (8-4-4-4-12 hex digits),
+// the form of the connection ids (and so of the page tokens) given out.
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
 }

@@ -24,9 +24,12 @@ const (
 	DefaultPoll = 2 * time.Second
 	// DefaultBlock is how long one read of the matches stream waits.
 	DefaultBlock = time.Second
-	// connBuffer is how many deliveries a stream may fall behind before it
-	// is dropped as too slow (kept small: a replica holds thousands).
-	connBuffer = 64
+	// connQueueMax is how many deliveries a stream may fall behind before
+	// it is dropped as too slow. The queue grows only while posts wait (an
+	// idle stream holds none), so a burst (a worker's backlog, a catch-up)
+	// does not drop a client that reads; at about 60 bytes a delivery, a
+	// full queue is some 60 KB.
+	connQueueMax = 1024
 	// readCount is how many matches one read takes.
 	readCount = 500
 	// catchUpBatch is how many events one read of the log takes.
@@ -62,14 +65,41 @@ type Delivery struct {
 // Conn is a stream this process holds.
 type Conn struct {
 	storage.StreamConnection
-	out    chan Delivery
+	mu     sync.Mutex
+	queue  []Delivery
+	ready  chan struct{} // one signal: deliveries wait in queue
 	end    chan struct{}
 	once   sync.Once
 	reason string
 }
 
-// Deliveries is what the hub routes to the stream.
-func (c *Conn) Deliveries() <-chan Delivery { return c.out }
+// Ready is signalled when deliveries wait; Take them.
+func (c *Conn) Ready() <-chan struct{} { return c.ready }
+
+// Take removes and returns the deliveries waiting, oldest first.
+func (c *Conn) Take() []Delivery {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.queue
+	c.queue = nil
+	return out
+}
+
+// push queues d; false when the stream is connQueueMax behind.
+func (c *Conn) push(d Delivery) bool {
+	c.mu.Lock()
+	if len(c.queue) >= connQueueMax {
+		c.mu.Unlock()
+		return false
+	}
+	c.queue = append(c.queue, d)
+	c.mu.Unlock()
+	select {
+	case c.ready <- struct{}{}:
+	default:
+	}
+	return true
+}
 
 // Ended is closed when the hub ends the stream; Reason says why.
 func (c *Conn) Ended() <-chan struct{} { return c.end }
@@ -177,7 +207,7 @@ func (h *Hub) Register(rec storage.StreamConnection) (*Conn, error) {
 	if h.stopping {
 		return nil, ErrStopping
 	}
-	c := &Conn{StreamConnection: rec, out: make(chan Delivery, connBuffer), end: make(chan struct{})}
+	c := &Conn{StreamConnection: rec, ready: make(chan struct{}, 1), end: make(chan struct{})}
 	h.conns[rec.ID] = c
 	if h.byApp[c.AppID] == nil {
 		h.byApp[c.AppID] = map[string]*Conn{}
@@ -238,9 +268,7 @@ func (h *Hub) route(m events.Match) {
 		}
 		d := Delivery{Seq: m.Seq, PostID: m.PostID, Rules: m.Rules[i:j:j]}
 		for _, c := range h.byApp[m.Rules[i].AppID] {
-			select {
-			case c.out <- d:
-			default:
+			if !c.push(d) {
 				c.finish(storage.DisconnectSlowClient)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
@@ -32,6 +33,12 @@ const rulesPath = "/2/tweets/search/stream/rules"
 // maxListed is the most rules GET returns per page, and the most ids it
 // takes (the description's bounds).
 const maxListed = 1000
+
+// MaxTagLength is the longest rule tag, in characters (code points). The
+// platform documents no bound; a tag rides in every match on the bus, in
+// the dispatcher's rule set and on every stream line, so Aviary bounds it
+// (docs/streams-rules.md).
+const MaxTagLength = 255
 
 // ruleRoutes lists the rules endpoints: app-only bearer tokens, as on the
 // platform; every call sees and changes only its app's rules. Limits per
@@ -168,6 +175,9 @@ func (m *Module) readUpdate(r *http.Request, deleteAll bool) (updateRequest, err
 	for _, a := range req.Add {
 		if a.Value == "" {
 			return req, apierr.InvalidParam("value", "Every rule of `add` needs a non-empty `value`.")
+		}
+		if n := utf8.RuneCountInString(a.Tag); n > MaxTagLength {
+			return req, apierr.InvalidParam("tag", fmt.Sprintf("A rule's `tag` may hold at most %d characters, not %d.", MaxTagLength, n))
 		}
 	}
 	return req, nil

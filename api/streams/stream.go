@@ -112,9 +112,14 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts ob
 		case <-conn.Ended():
 			reason := conn.Reason()
 			return reason, s.write(m.disconnectBody(reason))
-		case d := <-conn.Deliveries():
-			if err := m.deliver(ctx, s, d, opts); err != nil {
-				return m.failed(ctx, s, err)
+		case <-conn.Ready():
+			for _, d := range conn.Take() {
+				if ctx.Err() != nil || conn.Reason() != "" {
+					break // the next turn ends the stream
+				}
+				if err := m.deliver(ctx, s, d, opts); err != nil {
+					return m.failed(ctx, s, err)
+				}
 			}
 			keep.Reset(m.KeepAlive)
 		case <-keep.C:
@@ -130,8 +135,11 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts ob
 // operational-disconnect, so the client reconnects (with backfill) instead
 // of missing the post.
 func (m *Module) failed(ctx context.Context, s *streamWriter, err error) (string, error) {
-	if errors.Is(err, httpx.ErrResponseStarted) || ctx.Err() != nil {
+	if errors.Is(err, httpx.ErrResponseStarted) {
 		return storage.DisconnectClient, err
+	}
+	if ctx.Err() != nil {
+		return storage.DisconnectClient, nil // the client went during a read: nothing to send, nothing to report
 	}
 	m.Logger.Warn("stream: ending a stream after a failure", "err", err)
 	return storage.DisconnectOperational, s.write(m.disconnectBody(storage.DisconnectOperational))

@@ -54,16 +54,21 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	if err != nil {
 		return api.Modules{}, err
 	}
+	hooks, err := newWebhooks(cfg, b, val, log)
+	if err != nil {
+		return api.Modules{}, err
+	}
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
-		Media:   media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
-		Posts:   posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
-		Users:   users.New(users.Deps{Store: b.apiDB, Problems: errs}),
-		Search:  search.New(search.Deps{Store: b.apiDB}),
-		News:    news.New(news.Deps{Store: b.apiDB, Problems: errs}),
-		Streams: str,
-		Ads:     api.NewAdsModules(kit, b.apiDB),
+		Media:    media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
+		Posts:    posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
+		Users:    users.New(users.Deps{Store: b.apiDB, Problems: errs}),
+		Search:   search.New(search.Deps{Store: b.apiDB}),
+		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
+		Streams:  str,
+		Webhooks: hooks,
+		Ads:      api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 

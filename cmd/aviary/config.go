@@ -83,6 +83,13 @@ type config struct {
 	// how often an idle stream sends "\r\n" (docs/streams.md).
 	StreamConnections int
 	StreamKeepAlive   time.Duration
+	// WebhooksMax is how many webhooks an app may register; WebhookAllow
+	// the development allow-list of webhook URLs; WebhookCRCInterval and
+	// WebhookCRCRecheck the CRC sweeper's schedule (docs/webhooks.md).
+	WebhooksMax        int
+	WebhookAllow       string
+	WebhookCRCInterval time.Duration
+	WebhookCRCRecheck  time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -169,6 +176,10 @@ func (c *config) settings() []setting {
 		{"AVIARY_STREAM_RULE_MAX_LENGTH", "stream-rule-max-length", "1024", "aviary api: longest filtered-stream rule, in characters (noncompliant-rules beyond; docs/streams-rules.md)", integer(&c.StreamRuleMaxLength)},
 		{"AVIARY_STREAM_CONNECTIONS", "stream-connections", "1", "aviary api: open filtered-stream connections an app may hold; the next one is refused with 429 TooManyConnections (docs/streams.md)", integer(&c.StreamConnections)},
 		{"AVIARY_STREAM_KEEPALIVE", "stream-keepalive", "20s", "aviary api: how often an idle stream sends the \\r\\n keep-alive (docs/streams.md)", duration(&c.StreamKeepAlive)},
+		{"AVIARY_WEBHOOKS_MAX", "webhooks-max", "1", "aviary api: webhooks one app may register (WebhookLimitExceeded beyond); the platform's pay-per-use figure is 1, enterprise 5 or more (docs/webhooks.md)", integer(&c.WebhooksMax)},
+		{"AVIARY_WEBHOOK_ALLOW", "webhook-allow", "", "aviary api and worker: development only: comma-separated host:port entries (host:* for any port, e.g. localhost:*) whose webhook URLs may use http and a port and are reached although loopback or private; empty: https without a port, public addresses only (docs/webhooks.md)", str(&c.WebhookAllow)},
+		{"AVIARY_WEBHOOK_CRC_INTERVAL", "webhook-crc-interval", "30m", "aviary worker: how often the CRC sweeper checks due webhooks (the platform: every 30 minutes; docs/webhooks.md)", duration(&c.WebhookCRCInterval)},
+		{"AVIARY_WEBHOOK_CRC_RECHECK", "webhook-crc-recheck", "24h", "aviary worker: a webhook that passed a CRC check within this long is not checked again by the sweeper (the platform: 24h; 0 with a 1h interval is its hourly schedule)", duration(&c.WebhookCRCRecheck)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -271,6 +282,9 @@ func (c *config) validate() error {
 		{c.PostsAppPerDay >= 1, "AVIARY_POSTS_APP_24H_LIMIT (-posts-app-24h-limit)", "at least 1", c.PostsAppPerDay},
 		{c.StreamConnections >= 1, "AVIARY_STREAM_CONNECTIONS (-stream-connections)", "at least 1", c.StreamConnections},
 		{c.StreamKeepAlive > 0, "AVIARY_STREAM_KEEPALIVE (-stream-keepalive)", "a positive duration", c.StreamKeepAlive},
+		{c.WebhooksMax >= 1, "AVIARY_WEBHOOKS_MAX (-webhooks-max)", "at least 1", c.WebhooksMax},
+		{c.WebhookCRCInterval > 0, "AVIARY_WEBHOOK_CRC_INTERVAL (-webhook-crc-interval)", "a positive duration", c.WebhookCRCInterval},
+		{c.WebhookCRCRecheck >= 0, "AVIARY_WEBHOOK_CRC_RECHECK (-webhook-crc-recheck)", "0 or a positive duration", c.WebhookCRCRecheck},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/aviary-dev/aviary/events/bus"
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/workers"
@@ -97,6 +98,12 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		return fmt.Errorf("start worker: %w", err)
 	}
 	startDispatcher(sctx, &wg, b, log, reg)
+	if err := startWebhookCRC(sctx, &wg, cfg, b, log); err != nil {
+		cancel()
+		wg.Wait()
+		srv.Shutdown()
+		return err
+	}
 	log.Info("worker started", "queues", queues, "concurrency", cfg.WorkerConcurrency)
 	<-ctx.Done()
 	log.Info("worker shutting down", "grace", cfg.ShutdownTimeout)
@@ -233,11 +240,11 @@ func startDispatcher(ctx context.Context, wg *sync.WaitGroup, b *backends, log *
 // newImageChecks builds the product image check processor; its fetches
 // reach public addresses only, plus AVIARY_FETCH_ALLOWLIST.
 func newImageChecks(cfg *config, b *backends, log *slog.Logger) (*catalogs.Processor, error) {
-	allow, err := catalogs.ParseAllowList(cfg.FetchAllowlist)
+	allow, err := outbound.ParseAllowList(cfg.FetchAllowlist)
 	if err != nil {
 		return nil, fmt.Errorf("AVIARY_FETCH_ALLOWLIST: %w", err)
 	}
-	fetcher := catalogs.NewFetcher(catalogs.FetchConfig{Allow: allow})
+	fetcher := outbound.New(outbound.Config{Allow: allow})
 	return &catalogs.Processor{Store: b.db, Checker: &catalogs.Checker{Fetcher: fetcher}, Logger: log}, nil
 }
 

@@ -89,27 +89,49 @@ func (s *Set) MatchEvent(ev events.Event) (events.Match, bool, error) {
 }
 
 // view is a post as the matchers read it: its text's tokens and its
-// entity terms, normalized once per post.
+// entity terms, normalized once per post. A quote is read with the quoted
+// post's content too (the platform's stream matches a quote on both):
+// terms and phrases match either text (a phrase never spans the two), the
+// entity operators either post's entities.
 type view struct {
 	p        *events.Post
-	tokens   []string
-	at       map[string][]int // token -> its positions in tokens
+	texts    []text // the post's, then the quoted post's
 	author   string
 	replyTo  string
 	mentions []string
 	hashtags []string
 	cashtags []string
+	urlTerms []string
+}
+
+// text is one text's tokens, indexed.
+type text struct {
+	tokens []string
+	at     map[string][]int // token -> its positions in tokens
+}
+
+func newText(s string) text {
+	t := text{tokens: Tokens(s)}
+	t.at = make(map[string][]int, len(t.tokens))
+	for i, w := range t.tokens {
+		t.at[w] = append(t.at[w], i)
+	}
+	return t
 }
 
 func newView(p events.Post) *view {
-	v := &view{p: &p, tokens: Tokens(p.Text), author: strings.ToLower(p.AuthorUsername), replyTo: strings.ToLower(p.InReplyToUsername)}
-	v.at = make(map[string][]int, len(v.tokens))
-	for i, t := range v.tokens {
-		v.at[t] = append(v.at[t], i)
-	}
+	v := &view{p: &p, texts: []text{newText(p.Text)}, author: strings.ToLower(p.AuthorUsername), replyTo: strings.ToLower(p.InReplyToUsername)}
 	v.mentions = normalizeAll(p.Mentions)
 	v.hashtags = normalizeAll(p.Hashtags)
 	v.cashtags = normalizeAll(p.Cashtags)
+	v.urlTerms = p.URLTerms
+	if q := p.Quoted; q != nil {
+		v.texts = append(v.texts, newText(q.Text))
+		v.mentions = append(v.mentions, normalizeAll(q.Mentions)...)
+		v.hashtags = append(v.hashtags, normalizeAll(q.Hashtags)...)
+		v.cashtags = append(v.cashtags, normalizeAll(q.Cashtags)...)
+		v.urlTerms = append(slices.Clip(v.urlTerms), q.URLTerms...)
+	}
 	return v
 }
 
@@ -124,19 +146,28 @@ func normalizeAll(terms []string) []string {
 	return out
 }
 
-// phrase reports whether the tokens ws occur one after the other in the
-// post's text.
+// phrase reports whether the tokens ws occur one after the other in one
+// of the view's texts.
 func (v *view) phrase(ws []string) bool {
+	for _, t := range v.texts {
+		if t.phrase(ws) {
+			return true
+		}
+	}
+	return false
+}
+
+func (t text) phrase(ws []string) bool {
 	if len(ws) == 0 {
 		return false
 	}
-	for _, start := range v.at[ws[0]] {
-		if start+len(ws) > len(v.tokens) {
+	for _, start := range t.at[ws[0]] {
+		if start+len(ws) > len(t.tokens) {
 			return false // positions grow
 		}
 		ok := true
 		for k := 1; k < len(ws); k++ {
-			if v.tokens[start+k] != ws[k] {
+			if t.tokens[start+k] != ws[k] {
 				ok = false
 				break
 			}
@@ -256,7 +287,7 @@ func operator(o *sq.Operator) matcher {
 		if u == "" {
 			return neverM{}
 		}
-		return hasTerm(u, func(v *view) []string { return v.p.URLTerms })
+		return hasTerm(u, func(v *view) []string { return v.urlTerms })
 	case sq.OpLang:
 		lang := o.Value
 		return predM(func(v *view) bool { return v.p.Lang == lang })

@@ -104,7 +104,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus, internal/outbound (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, the api root and kit (layout.md)"},
@@ -130,8 +130,12 @@ var testKits = pkgs("api/apitest", "api/ads/adstest")
 // events (the log's contract, a leaf) and events/bus (the Redis transport of
 // matches and connection controls) serve api/streams, whose hub routes the
 // dispatcher's matches to the streams a replica holds (docs/streams.md).
+// internal/outbound (the one guarded HTTP client, a standard-library leaf)
+// serves api/webhooks, which runs a webhook's CRC check synchronously as the
+// platform does; the workers reach URLs through the same client, so neither
+// tier builds its own (docs/webhooks.md, "The guard").
 var featureKit = anyOf(pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
-	"storage", "storage/ids", "storage/blob", "tasks", "validation", "events", "events/bus"), tree("domain", "ops"))
+	"storage", "storage/ids", "storage/blob", "tasks", "validation", "events", "events/bus", "internal/outbound"), tree("domain", "ops"))
 
 // featureTestKit are the module packages a feature's tests may import on
 // top of featureKit.

@@ -242,7 +242,27 @@ func postCreated(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.P
 		InReplyToUserID: p.InReplyToUserID, InReplyToUsername: replyTo, QuoteOfID: p.QuoteOfID,
 		RepostOfID: p.RepostOfID, EditOfID: editOf, MediaCount: len(p.MediaIDs), Mentions: terms.Mentions, Hashtags: terms.Hashtags,
 		Cashtags: terms.Cashtags, URLTerms: terms.URLTerms, CreatedAt: p.CreatedAt}
+	if p.QuoteOfID != 0 {
+		if payload.Quoted, err = quotedContent(ctx, tx, p.QuoteOfID); err != nil {
+			return newEvent{}, fmt.Errorf("read the quoted post for the event of post %d: %w", p.ID, err)
+		}
+	}
 	return newEvent{typ: events.PostCreate, app: p.AppID, user: p.AuthorID, subject: p.ID, payload: payload}, nil
+}
+
+// quotedContent is what a quote's event carries of the quoted post id: the
+// filtered stream matches a quote on the quoted post's text and entities
+// too (nil when the post is gone).
+func quotedContent(ctx context.Context, tx pgx.Tx, id int64) (*events.QuotedPost, error) {
+	q, err := scanPost(tx.QueryRow(ctx, `SELECT `+postColumns+` FROM posts p WHERE p.id = $1`, id))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	t := termsOf(q.Entities)
+	return &events.QuotedPost{Text: q.Text, Mentions: t.Mentions, Hashtags: t.Hashtags, Cashtags: t.Cashtags, URLTerms: t.URLTerms}, nil
 }
 
 // deletedPost is a post row a deletion changed.

@@ -251,6 +251,19 @@ func termsOf(e storage.Entities) storage.PostTerms {
 	return t
 }
 
+// repostTerms are the terms of a repost's event: the mention of the
+// reposted author (its "RT @user:" text) and the reposted post's own
+// entities, as a retweet carries the original's on the platform.
+func repostTerms(repost, of storage.Post) storage.PostTerms {
+	t := termsOf(of.Entities)
+	for _, m := range termsOf(repost.Entities).Mentions {
+		if !slices.Contains(t.Mentions, m) {
+			t.Mentions = append([]string{m}, t.Mentions...)
+		}
+	}
+	return t
+}
+
 func nonNilText(list []string) []string {
 	if list == nil {
 		return []string{}
@@ -478,9 +491,12 @@ func (db *DB) Repost(ctx context.Context, userID, appID, postID int64) (storage.
 			return err
 		}
 		// The event carries the repost's mention of the original author
-		// (the stream's operators see a repost's text), though search
-		// does not index it.
-		ev, err := postCreated(ctx, tx, out, termsOf(out.Entities), 0)
+		// and the reposted post's entities and media (the stream's
+		// operators see a repost as the platform's see a retweet), though
+		// search does not index them.
+		shown := out
+		shown.MediaIDs = latest.MediaIDs
+		ev, err := postCreated(ctx, tx, shown, repostTerms(out, latest), 0)
 		if err != nil {
 			return err
 		}

@@ -79,16 +79,55 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) ([]s
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := db.pool.Query(ctx, `WITH beat AS (
-			UPDATE stream_connections c SET heartbeat_at = clock_timestamp()
-			WHERE c.id::text = ANY($1) AND c.disconnected_at IS NULL
-			RETURNING c.id::text AS id, c.terminate_requested_at IS NOT NULL AS terminate)
-		SELECT i FROM unnest($1::text[]) i LEFT JOIN beat b ON b.id = i WHERE b.id IS NULL OR b.terminate`, ids)
+	// The ids are matched as uuids, by the primary key: a text comparison
+	// (c.id::text) scans every open row per id under the generic plan.
+	valid := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if isUUID(id) {
+			valid = append(valid, id)
+		}
+	}
+	rows, err := db.pool.Query(ctx, `UPDATE stream_connections c SET heartbeat_at = clock_timestamp()
+		WHERE c.id = ANY($1::uuid[]) AND c.disconnected_at IS NULL
+		RETURNING c.id::text, c.terminate_requested_at IS NOT NULL`, valid)
 	if err != nil {
 		return nil, wrap("renew stream connections", err)
 	}
-	end, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	return end, wrap("renew stream connections", err)
+	renewed := map[string]bool{} // id -> termination requested
+	var id string
+	var terminate bool
+	_, err = pgx.ForEachRow(rows, []any{&id, &terminate}, func() error {
+		renewed[id] = terminate
+		return nil
+	})
+	if err != nil {
+		return nil, wrap("renew stream connections", err)
+	}
+	var end []string
+	for _, id := range ids {
+		if terminate, ok := renewed[strings.ToLower(id)]; !ok || terminate {
+			end = append(end, id)
+		}
+	}
+	return end, nil
+}
+
+// isUUID reports whether s has the form of a UUID (8-4-4-4-12 hex digits).
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
 }
 
 // RequestStreamTermination marks the open connections t selects for

@@ -11,11 +11,20 @@ import (
 	_ "image/png"
 	"io"
 	"net"
+	"net/http"
 
 	_ "golang.org/x/image/bmp" // recognised, refused with rule "format"
 	_ "golang.org/x/image/tiff"
 	_ "golang.org/x/image/webp"
+
+	"github.com/aviary-dev/aviary/internal/outbound"
 )
+
+// UserAgent names the image check to the servers it reaches.
+const UserAgent = "Aviary-ImageCheck/1.0"
+
+// acceptImages is the Accept header of an image fetch.
+var acceptImages = http.Header{"Accept": {"image/*"}, "User-Agent": {UserAgent}}
 
 // DefaultMinSide is the least width and height of a product image.
 const DefaultMinSide = 500
@@ -48,7 +57,9 @@ func (f *Failure) Error() string { return f.Rule + ": " + f.Message }
 // Checker fetches an image and checks it: an accepted format, at least
 // MinSide pixels each way, at most the fetcher's byte cap.
 type Checker struct {
-	Fetcher *Fetcher
+	// Fetcher is the guarded client (internal/outbound) images are
+	// fetched through.
+	Fetcher *outbound.Client
 	// MinSide is the least width and height (default DefaultMinSide).
 	MinSide int
 }
@@ -64,7 +75,7 @@ func (c *Checker) minSide() int {
 // decoded; the rest of the body is read (and discarded) to enforce the byte
 // cap.
 func (c *Checker) Check(ctx context.Context, rawURL string) *Failure {
-	body, err := c.Fetcher.open(ctx, rawURL)
+	body, err := c.Fetcher.Open(ctx, rawURL, acceptImages)
 	if err != nil {
 		return c.fetchFailure(err)
 	}
@@ -106,9 +117,9 @@ func formatName(format string) string {
 
 // fetchFailure turns a fetch or body error into its rule.
 func (c *Checker) fetchFailure(err error) *Failure {
-	var refused *RefusedAddressError
+	var refused *outbound.RefusedAddressError
 	var netErr net.Error
-	var status *StatusError
+	var status *outbound.StatusError
 	switch {
 	case errors.As(err, &refused) && refused.Named():
 		// A name resolving inward answers as a name that does not resolve:
@@ -116,14 +127,14 @@ func (c *Checker) fetchFailure(err error) *Failure {
 		return unreachable()
 	case errors.As(err, &refused):
 		return &Failure{RuleRefusedAddress, "The image URL's address is not a public address."}
-	case errors.Is(err, ErrTooLarge):
+	case errors.Is(err, outbound.ErrTooLarge):
 		return &Failure{RuleTooLarge, fmt.Sprintf("The image is larger than %d bytes.", c.Fetcher.MaxBytes())}
-	case errors.Is(err, ErrScheme):
+	case errors.Is(err, outbound.ErrScheme):
 		return &Failure{RuleInvalidURL, "The image URL must be an http or https URL."}
-	case errors.Is(err, ErrTooManyRedirects):
-		return &Failure{RuleTooManyRedirects, fmt.Sprintf("The image URL redirects more than %d times.", c.Fetcher.cfg.MaxRedirects)}
+	case errors.Is(err, outbound.ErrTooManyRedirects):
+		return &Failure{RuleTooManyRedirects, fmt.Sprintf("The image URL redirects more than %d times.", c.Fetcher.MaxRedirects())}
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &netErr) && netErr.Timeout():
-		return &Failure{RuleTimeout, fmt.Sprintf("The image could not be fetched within %s.", c.Fetcher.cfg.Timeout)}
+		return &Failure{RuleTimeout, fmt.Sprintf("The image could not be fetched within %s.", c.Fetcher.Timeout())}
 	case errors.As(err, &status):
 		return &Failure{RuleUnreachable, fmt.Sprintf("The image could not be fetched: the server answered HTTP status %d.", status.Code)}
 	}

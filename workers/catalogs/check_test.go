@@ -1,6 +1,7 @@
 package catalogs
 
 import (
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,7 +11,7 @@ import (
 
 // imageServer serves the checker test cases by path; stall blocks until
 // the test ends or the client goes away.
-func imageServer(t testing.TB) (string, AllowList) {
+func imageServer(t testing.TB) (string, outbound.AllowList) {
 	t.Helper()
 	files := map[string][]byte{
 		"/ok.png":        encodeImage(t, "png", 600, 500),
@@ -30,7 +31,7 @@ func imageServer(t testing.TB) (string, AllowList) {
 	}
 	mux.HandleFunc("GET /endless", endless)
 	mux.HandleFunc("GET /announced-large", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Length", strconv.Itoa(DefaultMaxBytes+1))
+		w.Header().Set("Content-Length", strconv.Itoa(outbound.DefaultMaxBytes+1))
 		w.Write([]byte("x"))
 	})
 	mux.HandleFunc("GET /stall-headers", func(_ http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
@@ -49,10 +50,10 @@ func imageServer(t testing.TB) (string, AllowList) {
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	base, allow := imageServer(t)
-	c := &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow, Timeout: 500 * time.Millisecond})}
+	c := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 500 * time.Millisecond})}
 	closed := listenCounting(t, "tcp", "127.0.0.1:0")
 	closed.ln.Close()
-	allowClosed, _ := ParseAllowList("127.0.0.1:" + closed.port())
+	allowClosed, _ := outbound.ParseAllowList("127.0.0.1:" + closed.port())
 	for k := range allowClosed {
 		allow[k] = true
 	}
@@ -109,7 +110,7 @@ func TestCheck(t *testing.T) {
 // image server (600x600 PNG and JPG), 4 at a time as one product's images.
 func BenchmarkImageChecks(b *testing.B) {
 	base, allow := imageServer(b)
-	c := &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow})}
+	c := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow})}
 	defer c.Fetcher.Close()
 	urls := []string{base + "/ok.png", base + "/ok.jpg", base + "/ok.webp", base + "/ok.gif"}
 	b.SetParallelism(4)
@@ -137,8 +138,8 @@ func TestCheckRefusedNameRevealsNothing(t *testing.T) {
 	inner := listenCounting(t, "tcp", "127.0.0.1:0")
 	closed := listenCounting(t, "tcp", "127.0.0.1:0")
 	closed.ln.Close()
-	allow, _ := ParseAllowList("127.0.0.1:" + closed.port())
-	c := &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow, Timeout: 2 * time.Second})}
+	allow, _ := outbound.ParseAllowList("127.0.0.1:" + closed.port())
+	c := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 2 * time.Second})}
 	gone := c.Check(t.Context(), "http://127.0.0.1:"+closed.port()+"/ok.png")
 	named := c.Check(t.Context(), "http://localhost:"+inner.port()+"/ok.png")
 	if named == nil || gone == nil || *named != *gone {

@@ -3,6 +3,7 @@ package catalogs
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"image"
 	"image/color"
 	"image/gif"
@@ -97,13 +98,23 @@ func (c *countingListener) port() string {
 }
 
 // allowServer starts h and returns it with an allow-list holding it.
-func allowServer(t testing.TB, h http.Handler) (*httptest.Server, AllowList) {
+func allowServer(t testing.TB, h http.Handler) (*httptest.Server, outbound.AllowList) {
 	t.Helper()
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	allow, err := ParseAllowList(srv.Listener.Addr().String())
+	allow, err := outbound.ParseAllowList(srv.Listener.Addr().String())
 	if err != nil {
 		t.Fatalf("allow-list: %v", err)
 	}
 	return srv, allow
+}
+
+// endless streams zeros until the client goes away.
+func endless(w http.ResponseWriter, r *http.Request) {
+	chunk := make([]byte, 32<<10)
+	for r.Context().Err() == nil {
+		if _, err := w.Write(chunk); err != nil {
+			return
+		}
+	}
 }

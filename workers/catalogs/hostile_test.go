@@ -2,6 +2,7 @@ package catalogs
 
 import (
 	"bufio"
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"net/http"
 	"strings"
 	"testing"
@@ -63,7 +64,7 @@ func TestHostileStatusLine(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := &Processor{Store: db, Checker: &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow, Timeout: 2 * time.Second})}}
+			p := &Processor{Store: db, Checker: &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 2 * time.Second})}}
 			task, err := tasks.NewCatalogImages(prod.Key, tasks.CatalogImages{CatalogID: cat.ID, ProductID: "hostile", Version: prod.Version})
 			if err != nil {
 				t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"slices"
 	"strings"
 	"sync"
@@ -98,7 +99,7 @@ func fields(issues []storage.ProductIssue) []string {
 func TestProcessTask(t *testing.T) {
 	t.Parallel()
 	base, allow := imageServer(t)
-	checker := &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow, Timeout: 2 * time.Second})}
+	checker := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 2 * time.Second})}
 	tests := []struct {
 		name       string
 		product    storage.Product
@@ -148,7 +149,7 @@ func TestProcessTaskRetrySafe(t *testing.T) {
 		products:  map[string]storage.Product{"p1": pendingProduct("p1", 1, base+"/short.jpg")},
 		recordErr: fmt.Errorf("record: %w", storage.ErrUnavailable),
 	}
-	p := &Processor{Store: store, Checker: &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow})}}
+	p := &Processor{Store: store, Checker: &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow})}}
 	task := checkTask(t, "p1", 1)
 	if err := p.ProcessTask(t.Context(), task); !errors.Is(err, storage.ErrUnavailable) {
 		t.Fatalf("first attempt: %v, want the store error", err)
@@ -168,7 +169,7 @@ func TestProcessTaskRetrySafe(t *testing.T) {
 // that is gone, or a payload that is malformed, does not.
 func TestProcessTaskFailures(t *testing.T) {
 	t.Parallel()
-	checker := &Checker{Fetcher: NewFetcher(FetchConfig{})}
+	checker := &Checker{Fetcher: outbound.New(outbound.Config{})}
 	down := &Processor{Store: &fakeStore{loadErr: storage.ErrUnavailable}, Checker: checker}
 	if err := down.ProcessTask(t.Context(), checkTask(t, "p1", 1)); !errors.Is(err, storage.ErrUnavailable) || errors.Is(err, asynq.SkipRetry) {
 		t.Fatalf("store down: %v, want a retried error", err)
@@ -188,7 +189,7 @@ func TestProcessTaskCancelled(t *testing.T) {
 	t.Parallel()
 	base, allow := imageServer(t)
 	store := &fakeStore{products: map[string]storage.Product{"p1": pendingProduct("p1", 1, base+"/stall-headers")}}
-	p := &Processor{Store: store, Checker: &Checker{Fetcher: NewFetcher(FetchConfig{Allow: allow})}}
+	p := &Processor{Store: store, Checker: &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow})}}
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
 	if err := p.ProcessTask(ctx, checkTask(t, "p1", 1)); err == nil {

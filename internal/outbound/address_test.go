@@ -1,4 +1,4 @@
-package catalogs
+package outbound
 
 import (
 	"net/netip"
@@ -75,6 +75,15 @@ func TestAllowList(t *testing.T) {
 	for _, tt := range tests {
 		if got := allow.Allows(tt.addr); got != tt.allow {
 			t.Errorf("Allows(%q) = %v, want %v", tt.addr, got, tt.allow)
+		}
+	}
+	anyPort, err := ParseAllowList("localhost:*")
+	if err != nil {
+		t.Fatalf("parse localhost:*: %v", err)
+	}
+	for addr, want := range map[string]bool{"localhost:3000": true, "LOCALHOST:1": true, "127.0.0.1:3000": false, "localhost.example:3000": false} {
+		if got := anyPort.Allows(addr); got != want {
+			t.Errorf("localhost:* Allows(%q) = %v, want %v", addr, got, want)
 		}
 	}
 	for _, bad := range []string{"127.0.0.1", "host:", ":80"} {

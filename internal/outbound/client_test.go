@@ -1,12 +1,14 @@
-package catalogs
+package outbound
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -44,10 +46,10 @@ func TestFetchRefusesNonPublicAddresses(t *testing.T) {
 		{"redirect to a name resolving to loopback", redirect("http://localhost:" + port + "/a.png")},
 		{"redirect to metadata", redirect("http://169.254.169.254/latest/meta-data/")},
 	}
-	f := NewFetcher(FetchConfig{Allow: allow, Timeout: 5 * time.Second})
+	f := New(Config{Allow: allow, Timeout: 5 * time.Second})
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := f.Open(t.Context(), tt.url)
+			body, err := f.Open(t.Context(), tt.url, nil)
 			if err == nil {
 				body.Close()
 				t.Fatalf("fetch %s succeeded", tt.url)
@@ -67,8 +69,8 @@ func TestFetchRefusesNonPublicAddresses(t *testing.T) {
 func TestFetchRefusesIPv6Loopback(t *testing.T) {
 	t.Parallel()
 	target := listenCounting(t, "tcp6", "[::1]:0")
-	f := NewFetcher(FetchConfig{})
-	_, err := f.Open(t.Context(), "http://[::1]:"+target.port()+"/a.png")
+	f := New(Config{})
+	_, err := f.Open(t.Context(), "http://[::1]:"+target.port()+"/a.png", nil)
 	var refused *RefusedAddressError
 	if !errors.As(err, &refused) {
 		t.Fatalf("fetch [::1]: %v, want a refused address", err)
@@ -82,7 +84,7 @@ func TestFetchRefusesIPv6Loopback(t *testing.T) {
 // address or, when listed so, by name; another port of the same host is not.
 func TestFetchAllowList(t *testing.T) {
 	t.Parallel()
-	png := encodeImage(t, "png", 600, 600)
+	png := bytes.Repeat([]byte("image"), 1000)
 	srv, allow := allowServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.Write(png) }))
 	_, p, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	byName, err := ParseAllowList("localhost:" + p)
@@ -103,8 +105,8 @@ func TestFetchAllowList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := NewFetcher(FetchConfig{Allow: tt.allow})
-			body, err := f.Open(t.Context(), tt.url)
+			f := New(Config{Allow: tt.allow})
+			body, err := f.Open(t.Context(), tt.url, nil)
 			if !tt.ok {
 				var refused *RefusedAddressError
 				if !errors.As(err, &refused) {
@@ -133,8 +135,8 @@ func TestFetchStreamingCap(t *testing.T) {
 	t.Parallel()
 	const limit = 256 << 10
 	srv, allow := allowServer(t, http.HandlerFunc(endless))
-	f := NewFetcher(FetchConfig{Allow: allow, MaxBytes: limit})
-	body, err := f.open(t.Context(), srv.URL+"/endless")
+	f := New(Config{Allow: allow, MaxBytes: limit})
+	body, err := f.Open(t.Context(), srv.URL+"/endless", nil)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -153,8 +155,8 @@ func TestFetchExactlyAtCap(t *testing.T) {
 		w.(http.Flusher).Flush() // no Content-Length: streamed
 		w.Write(make([]byte, limit))
 	}))
-	f := NewFetcher(FetchConfig{Allow: allow, MaxBytes: limit})
-	body, err := f.Open(t.Context(), srv.URL)
+	f := New(Config{Allow: allow, MaxBytes: limit})
+	body, err := f.Open(t.Context(), srv.URL, nil)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -180,7 +182,7 @@ func TestFetchRedirects(t *testing.T) {
 		}
 		w.Write([]byte("done"))
 	}))
-	f := NewFetcher(FetchConfig{Allow: allow})
+	f := New(Config{Allow: allow})
 	tests := []struct {
 		name string
 		url  string
@@ -193,7 +195,7 @@ func TestFetchRedirects(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := f.Open(context.Background(), tt.url)
+			body, err := f.Open(context.Background(), tt.url, nil)
 			if err == nil {
 				body.Close()
 			}
@@ -211,5 +213,58 @@ func endless(w http.ResponseWriter, r *http.Request) {
 		if _, err := w.Write(chunk); err != nil {
 			return
 		}
+	}
+}
+
+// TestNoRedirects: with NoRedirects a redirect is the answer (a
+// StatusError from Open) and its target is never requested.
+func TestNoRedirects(t *testing.T) {
+	t.Parallel()
+	var reached atomic.Int64
+	srv, allow := allowServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/target" {
+			reached.Add(1)
+			return
+		}
+		http.Redirect(w, r, "/target", http.StatusFound)
+	}))
+	f := New(Config{Allow: allow, NoRedirects: true})
+	_, err := f.Open(t.Context(), srv.URL+"/", nil)
+	var status *StatusError
+	if !errors.As(err, &status) || status.Code != http.StatusFound {
+		t.Fatalf("open: %v, want HTTP 302", err)
+	}
+	if n := reached.Load(); n != 0 {
+		t.Fatalf("the redirect target was requested %d times", n)
+	}
+}
+
+// TestDo: Do answers any status with a capped body; an announced length
+// over the cap fails at once.
+func TestDo(t *testing.T) {
+	t.Parallel()
+	srv, allow := allowServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/big" {
+			w.Header().Set("Content-Length", "2000")
+			w.Write(make([]byte, 2000))
+			return
+		}
+		w.WriteHeader(http.StatusTeapot)
+		w.Write([]byte(r.Header.Get("User-Agent")))
+	}))
+	f := New(Config{Allow: allow, MaxBytes: 1000})
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, srv.URL+"/", nil)
+	resp, err := f.Do(req)
+	if err != nil {
+		t.Fatalf("do: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusTeapot || string(body) != DefaultUserAgent {
+		t.Fatalf("got %d %q, want 418 %q", resp.StatusCode, body, DefaultUserAgent)
+	}
+	req, _ = http.NewRequestWithContext(t.Context(), http.MethodGet, srv.URL+"/big", nil)
+	if _, err := f.Do(req); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("do /big: %v, want ErrTooLarge", err)
 	}
 }

@@ -1,7 +1,8 @@
-package catalogs
+package outbound
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -12,18 +13,18 @@ import (
 	"time"
 )
 
-// Fetch limits (issue 11): an image is at most 5 MB, reached in at most 3
-// redirects, within 10 s.
+// Default limits (issue 11's image fetch, which the webhook CRC shares): a
+// body is at most 5 MB, reached in at most 3 redirects, within 10 s.
 const (
 	DefaultMaxBytes     = 5 << 20
 	DefaultMaxRedirects = 3
 	DefaultTimeout      = 10 * time.Second
 )
 
-// userAgent names the fetcher to the servers it reaches.
-const userAgent = "Aviary-ImageCheck/1.0"
+// DefaultUserAgent names the client to the servers it reaches.
+const DefaultUserAgent = "Aviary-Outbound/1.0"
 
-// Fetch errors the checker turns into rules (besides *RefusedAddressError
+// Errors callers turn into their own rules (besides *RefusedAddressError
 // and timeouts).
 var (
 	// ErrTooLarge: the body is larger than the cap (read no further).
@@ -43,30 +44,41 @@ type StatusError struct {
 
 func (e *StatusError) Error() string { return fmt.Sprintf("HTTP %d", e.Code) }
 
-// FetchConfig configures a Fetcher; zero fields take the defaults above.
-type FetchConfig struct {
+// Config configures a Client; zero fields take the defaults above.
+type Config struct {
 	// Allow lists host:port entries that may be reached even though they
-	// are refused addresses (AVIARY_FETCH_ALLOWLIST).
+	// are refused addresses (AVIARY_FETCH_ALLOWLIST for image checks,
+	// AVIARY_WEBHOOK_ALLOW for webhooks).
 	Allow        AllowList
 	MaxBytes     int64
 	MaxRedirects int
-	// Timeout bounds a whole fetch: connections, redirects and body.
+	// NoRedirects follows no redirect: the 3xx response itself is the
+	// answer (the webhook CRC: a redirect invalidates a webhook).
+	NoRedirects bool
+	// Timeout bounds a whole request: connections, redirects and body.
 	Timeout time.Duration
 	// Resolver resolves host names (nil: the default resolver).
 	Resolver *net.Resolver
+	// UserAgent is sent unless a request sets its own (DefaultUserAgent).
+	UserAgent string
+	// TLS configures TLS (nil: the system roots); tests trust their own
+	// server's certificate with it.
+	TLS *tls.Config
 }
 
-// Fetcher GETs images from the public internet only: every connection,
-// the first and each redirect's, is checked on the resolved address just
-// before it is made, so neither a name resolving to a private address nor a
-// redirect to one reaches it.
-type Fetcher struct {
-	cfg    FetchConfig
+// Client makes HTTP requests to the public internet only: every
+// connection, the first and each redirect's, is checked on the resolved
+// address just before it is made, so neither a name resolving to a private
+// address nor a redirect to one reaches it. It is the one way Aviary
+// reaches a URL a client gave it (product images, webhook CRC and
+// deliveries): docs/webhooks.md, "The guard".
+type Client struct {
+	cfg    Config
 	client *http.Client
 }
 
-// NewFetcher builds a Fetcher.
-func NewFetcher(cfg FetchConfig) *Fetcher {
+// New builds a Client.
+func New(cfg Config) *Client {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
@@ -76,11 +88,15 @@ func NewFetcher(cfg FetchConfig) *Fetcher {
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
 	}
-	f := &Fetcher{cfg: cfg}
+	if cfg.UserAgent == "" {
+		cfg.UserAgent = DefaultUserAgent
+	}
+	f := &Client{cfg: cfg}
 	f.client = &http.Client{
 		Transport: &http.Transport{
 			Proxy:                 nil, // a proxy would connect on our behalf, unchecked
 			DialContext:           f.dial,
+			TLSClientConfig:       cfg.TLS,
 			ForceAttemptHTTP2:     true,
 			TLSHandshakeTimeout:   5 * time.Second,
 			ResponseHeaderTimeout: cfg.Timeout,
@@ -95,44 +111,59 @@ func NewFetcher(cfg FetchConfig) *Fetcher {
 }
 
 // MaxBytes is the body cap.
-func (f *Fetcher) MaxBytes() int64 { return f.cfg.MaxBytes }
+func (f *Client) MaxBytes() int64 { return f.cfg.MaxBytes }
+
+// MaxRedirects is how many redirects are followed.
+func (f *Client) MaxRedirects() int { return f.cfg.MaxRedirects }
+
+// Timeout bounds a whole request.
+func (f *Client) Timeout() time.Duration { return f.cfg.Timeout }
 
 // Close releases idle connections.
-func (f *Fetcher) Close() { f.client.CloseIdleConnections() }
+func (f *Client) Close() { f.client.CloseIdleConnections() }
 
-// Open GETs rawURL and returns its body, which fails with ErrTooLarge as
-// soon as more than MaxBytes arrive; the caller closes it.
-func (f *Fetcher) Open(ctx context.Context, rawURL string) (io.ReadCloser, error) {
-	body, err := f.open(ctx, rawURL)
-	if err != nil {
-		return nil, err
-	}
-	return body, nil
-}
-
-func (f *Fetcher) open(ctx context.Context, rawURL string) (*cappedBody, error) {
+// Open GETs rawURL with header (nil: none) and returns its body, which
+// fails with ErrTooLarge as soon as more than MaxBytes arrive; a status
+// other than 2xx is a *StatusError. The caller closes the body.
+func (f *Client) Open(ctx context.Context, rawURL string, header http.Header) (*Body, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request for %q: %w", rawURL, err)
 	}
-	if err := checkScheme(req); err != nil {
-		return nil, err
+	for k, vs := range header {
+		req.Header[k] = vs
 	}
-	req.Header.Set("User-Agent", userAgent)
-	req.Header.Set("Accept", "image/*")
-	resp, err := f.client.Do(req)
+	resp, err := f.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fetch %s: %w", rawURL, err)
+		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		resp.Body.Close()
 		return nil, fmt.Errorf("fetch %s: %w", rawURL, &StatusError{Code: resp.StatusCode})
 	}
+	return resp.Body.(*Body), nil
+}
+
+// Do sends req through the guard and returns the response whatever its
+// status; its Body is a *Body capped at MaxBytes (a larger announced
+// length fails at once with ErrTooLarge). The caller closes the body.
+func (f *Client) Do(req *http.Request) (*http.Response, error) {
+	if err := checkScheme(req); err != nil {
+		return nil, err
+	}
+	if req.Header.Get("User-Agent") == "" {
+		req.Header.Set("User-Agent", f.cfg.UserAgent)
+	}
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fetch %s: %w", req.URL.Redacted(), err)
+	}
 	if resp.ContentLength > f.cfg.MaxBytes {
 		resp.Body.Close()
-		return nil, fmt.Errorf("fetch %s: %d bytes announced: %w", rawURL, resp.ContentLength, ErrTooLarge)
+		return nil, fmt.Errorf("fetch %s: %d bytes announced: %w", req.URL.Redacted(), resp.ContentLength, ErrTooLarge)
 	}
-	return &cappedBody{body: resp.Body, left: f.cfg.MaxBytes}, nil
+	resp.Body = &Body{body: resp.Body, left: f.cfg.MaxBytes}
+	return resp, nil
 }
 
 func checkScheme(req *http.Request) error {
@@ -142,9 +173,12 @@ func checkScheme(req *http.Request) error {
 	return nil
 }
 
-// checkRedirect allows MaxRedirects http(s) redirects; each one's
-// connection is checked by dial like the first.
-func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
+// checkRedirect allows MaxRedirects http(s) redirects (with NoRedirects,
+// none: the redirect is the response); each one's connection is checked by dial like the first.
+func (f *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if f.cfg.NoRedirects {
+		return http.ErrUseLastResponse
+	}
 	if len(via) > f.cfg.MaxRedirects {
 		return fmt.Errorf("after %d redirects: %w", f.cfg.MaxRedirects, ErrTooManyRedirects)
 	}
@@ -153,7 +187,7 @@ func (f *Fetcher) checkRedirect(req *http.Request, via []*http.Request) error {
 
 // dial connects to addr; unless addr (as requested) is allowed, the
 // resolved address is checked by control before each connect.
-func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+func (f *Client) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	d := &net.Dialer{Timeout: f.cfg.Timeout, KeepAlive: 30 * time.Second, Resolver: f.cfg.Resolver}
 	if !f.cfg.Allow.Allows(addr) {
 		d.ControlContext = f.control
@@ -168,7 +202,7 @@ func (f *Fetcher) dial(ctx context.Context, network, addr string) (net.Conn, err
 
 // control runs after the socket is made and before it connects, with the
 // resolved address: a refused address fails the dial, unconnected.
-func (f *Fetcher) control(_ context.Context, _, address string, _ syscall.RawConn) error {
+func (f *Client) control(_ context.Context, _, address string, _ syscall.RawConn) error {
 	if f.cfg.Allow.Allows(address) {
 		return nil
 	}
@@ -179,16 +213,16 @@ func (f *Fetcher) control(_ context.Context, _, address string, _ syscall.RawCon
 	return nil
 }
 
-// cappedBody reads at most left bytes of body and fails with ErrTooLarge
-// when there is more; it remembers the first read error.
-type cappedBody struct {
+// Body reads at most MaxBytes of a response body and fails with
+// ErrTooLarge when there is more; it remembers the first read error.
+type Body struct {
 	body io.ReadCloser
 	left int64
 	read int64
 	err  error
 }
 
-func (c *cappedBody) Read(p []byte) (int, error) {
+func (c *Body) Read(p []byte) (int, error) {
 	if c.err != nil {
 		return 0, c.err
 	}
@@ -208,7 +242,7 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 }
 
 // overCap reads one more byte: end of body means it was exactly the cap.
-func (c *cappedBody) overCap() (int, error) {
+func (c *Body) overCap() (int, error) {
 	var one [1]byte
 	n, err := io.ReadFull(c.body, one[:])
 	switch {
@@ -223,7 +257,7 @@ func (c *cappedBody) overCap() (int, error) {
 }
 
 // Err is the first read error (nil for none or end of body).
-func (c *cappedBody) Err() error { return c.err }
+func (c *Body) Err() error { return c.err }
 
 // Close closes the body.
-func (c *cappedBody) Close() error { return c.body.Close() }
+func (c *Body) Close() error { return c.body.Close() }

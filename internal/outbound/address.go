@@ -1,4 +1,4 @@
-package catalogs
+package outbound
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// blockedPrefixes are the address ranges no image fetch may connect to
+// blockedPrefixes are the address ranges no outbound request may connect to
 // (besides what netip classifies as loopback, private, link-local,
 // multicast or unspecified): addresses that reach the host itself, its
 // network, or infrastructure rather than the public internet.
@@ -34,7 +34,7 @@ var embeddedIPv4 = []struct {
 	{netip.MustParsePrefix("2002::/16"), 2},
 }
 
-// Refused reports whether ip is one an image fetch must not reach:
+// Refused reports whether ip is one an outbound request must not reach:
 // loopback, private (RFC 1918, RFC 4193), link-local (the 169.254.169.254
 // metadata address included), unspecified, multicast, carrier-grade NAT,
 // reserved ranges, and IPv4-mapped or otherwise embedded forms of those.
@@ -61,7 +61,7 @@ func Refused(ip netip.Addr) bool {
 	return false
 }
 
-// RefusedAddressError is returned when a fetch would connect to a refused
+// RefusedAddressError is returned when a request would connect to a refused
 // address; no connection was made.
 type RefusedAddressError struct {
 	// Addr is the resolved address and port the fetch would have reached.
@@ -83,13 +83,18 @@ func (e *RefusedAddressError) Error() string {
 	return fmt.Sprintf("connection to %s refused: not a public address", e.Addr)
 }
 
-// AllowList is a set of host:port entries a fetch may reach even when they
-// are refused addresses (a local image server in tests).
+// AllowList is a set of host:port entries a request may reach even when
+// they are refused addresses (a local image server or webhook receiver in
+// development and tests). The port "*" stands for any port of the host.
 type AllowList map[string]bool
 
+// anyPort is the port of an entry that allows every port of its host.
+const anyPort = "*"
+
 // ParseAllowList parses comma-separated host:port entries
-// (AVIARY_FETCH_ALLOWLIST); hosts are compared case-insensitively and IP
-// addresses in their canonical form.
+// (AVIARY_FETCH_ALLOWLIST, AVIARY_WEBHOOK_ALLOW); hosts are compared
+// case-insensitively and IP addresses in their canonical form; host:*
+// allows every port of host.
 func ParseAllowList(s string) (AllowList, error) {
 	allow := AllowList{}
 	for _, entry := range strings.Split(s, ",") {
@@ -112,7 +117,14 @@ func (a AllowList) Allows(addr string) bool {
 		return false
 	}
 	key, err := allowKey(addr)
-	return err == nil && a[key]
+	if err != nil {
+		return false
+	}
+	if a[key] {
+		return true
+	}
+	host, _, _ := net.SplitHostPort(key)
+	return a[net.JoinHostPort(host, anyPort)]
 }
 
 // allowKey normalises host:port for comparison.

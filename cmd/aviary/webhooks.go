@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/aviary-dev/aviary/api/webhooks"
+	domain "github.com/aviary-dev/aviary/domain/webhooks"
+	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/validation"
+	workerhooks "github.com/aviary-dev/aviary/workers/webhooks"
+)
+
+// webhookAllow parses AVIARY_WEBHOOK_ALLOW.
+func webhookAllow(cfg *config) (outbound.AllowList, error) {
+	allow, err := outbound.ParseAllowList(cfg.WebhookAllow)
+	if err != nil {
+		return nil, fmt.Errorf("AVIARY_WEBHOOK_ALLOW: %w", err)
+	}
+	return allow, nil
+}
+
+// newWebhookClient is the guarded client of CRC checks, the API's and the
+// sweeper's alike: no redirects followed, an answer within 10 s, 64 KB at
+// most, AVIARY_WEBHOOK_ALLOW reachable.
+func newWebhookClient(allow outbound.AllowList) *outbound.Client {
+	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: domain.CRCTimeout,
+		MaxBytes: 64 << 10, UserAgent: "Aviary-Webhooks/1.0"})
+}
+
+// newWebhooks builds the webhooks feature.
+func newWebhooks(cfg *config, b *backends, val *validation.Validator, log *slog.Logger) (*webhooks.Module, error) {
+	allow, err := webhookAllow(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if len(allow) > 0 {
+		log.Warn("AVIARY_WEBHOOK_ALLOW is set: webhook URLs of its hosts may use http and reach loopback or private addresses (development only)", "allow", cfg.WebhookAllow)
+	}
+	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: newWebhookClient(allow), Allow: allow,
+		Validator: val, Logger: log, Max: cfg.WebhooksMax}), nil
+}
+
+// startWebhookCRC runs the CRC sweeper until ctx ends, in a worker that
+// runs the sweepers (AVIARY_RECONCILE); claims keep each webhook's check to
+// one replica.
+func startWebhookCRC(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *backends, log *slog.Logger) error {
+	allow, err := webhookAllow(cfg)
+	if err != nil {
+		return err
+	}
+	if !cfg.Reconcile {
+		return nil
+	}
+	s := &workerhooks.CRCSweeper{Store: b.db, Client: newWebhookClient(allow), Logger: log.With("component", "webhook-crc"),
+		Interval: cfg.WebhookCRCInterval, Recheck: cfg.WebhookCRCRecheck}
+	wg.Go(func() { s.Run(ctx) })
+	return nil
+}
