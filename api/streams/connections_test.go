@@ -261,3 +261,29 @@ func TestKillPublishesMarkedIDs(t *testing.T) {
 		}
 	}
 }
+
+// TestLapsedRecordEndsOperational: when another replica closed this one's
+// record because its heartbeats lapsed (a stall, a partition), the stream
+// ends with the operational-disconnect body, so the client reconnects; it
+// was not terminated through the connections endpoints.
+func TestLapsedRecordEndsOperational(t *testing.T) {
+	b := setupStreams(t, options{})
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	if s.Resp.StatusCode != 200 {
+		t.Fatalf("open: %d", s.Resp.StatusCode)
+	}
+	id := apitest.Obj(b.Get(t, "/2/connections", b.Bearer).Body, "data", "0", "id").(string)
+	if err := b.DB.CloseStreamConnection(context.Background(), id, storage.DisconnectHeartbeat); err != nil {
+		t.Fatal(err)
+	}
+	line, ok := s.next(t, 3*time.Second)
+	want := `{"errors":[{"detail":"This stream has been disconnected upstream for operational reasons.","disconnect_type":"UpstreamOperationalDisconnect",` +
+		`"title":"operational-disconnect","type":"https://api.x.com/2/problems/operational-disconnect"}]}`
+	if !ok || apitest.CanonicalJSON(t, line) != want {
+		t.Fatalf("stream end %q (%v)", line, ok)
+	}
+	if !s.ended(time.Second) {
+		t.Fatal("the stream stayed open after its disconnect message")
+	}
+	waitInactive(t, b, id, storage.DisconnectHeartbeat)
+}

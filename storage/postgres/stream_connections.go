@@ -68,10 +68,12 @@ func (db *DB) CloseStreamConnection(ctx context.Context, id, reason string) erro
 }
 
 // HeartbeatStreamConnections renews the heartbeat of the open connections
-// among ids (a replica's) and returns those of ids that must end: a
-// termination was requested, or the row is no longer open. It also closes
-// every stale row (heartbeat_lost), whichever replica held it.
-func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) ([]string, error) {
+// among ids (a replica's) and returns those of ids that must end, each with
+// why: storage.DisconnectTerminated when a termination was requested,
+// storage.DisconnectHeartbeat when the row is no longer open (its
+// heartbeats lapsed and another replica closed it, or it is unknown). It
+// also closes every stale row (heartbeat_lost), whichever replica held it.
+func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) (map[string]string, error) {
 	if _, err := db.pool.Exec(ctx, `UPDATE stream_connections c SET disconnected_at = c.heartbeat_at, disconnect_reason = $1
 		WHERE c.disconnected_at IS NULL AND c.heartbeat_at <= clock_timestamp() - interval '30 seconds'`, storage.DisconnectHeartbeat); err != nil {
 		return nil, wrap("close stale stream connections", err)
@@ -103,10 +105,13 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) ([]s
 	if err != nil {
 		return nil, wrap("renew stream connections", err)
 	}
-	var end []string
+	end := map[string]string{}
 	for _, id := range ids {
-		if terminate, ok := renewed[strings.ToLower(id)]; !ok || terminate {
-			end = append(end, id)
+		switch terminate, ok := renewed[strings.ToLower(id)]; {
+		case !ok:
+			end[id] = storage.DisconnectHeartbeat
+		case terminate:
+			end[id] = storage.DisconnectTerminated
 		}
 	}
 	return end, nil
