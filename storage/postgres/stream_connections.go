@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -185,4 +186,25 @@ func (db *DB) StreamConnections(ctx context.Context, q storage.ConnectionQuery) 
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.StreamConnection, error) { return scanStreamConnection(r) })
 	return out, wrap(fmt.Sprintf("list stream connections of app %d", q.AppID), err)
+}
+
+// DeleteStreamConnectionsClosedBefore deletes the connection records
+// closed more than age ago (open ones are kept however old), batch rows
+// per statement (10,000 when 0); it returns how many it deleted.
+func (db *DB) DeleteStreamConnectionsClosedBefore(ctx context.Context, age time.Duration, batch int) (int64, error) {
+	if batch <= 0 {
+		batch = 10_000
+	}
+	var total int64
+	for {
+		tag, err := db.pool.Exec(ctx, `DELETE FROM stream_connections WHERE id IN (
+			SELECT id FROM stream_connections WHERE disconnected_at < now() - $1::interval LIMIT $2)`, age, batch)
+		if err != nil {
+			return total, wrap("delete old stream connections", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < int64(batch) {
+			return total, nil
+		}
+	}
 }
