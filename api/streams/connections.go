@@ -189,7 +189,9 @@ func (m *Module) kill(w http.ResponseWriter, r *http.Request, t storage.Connecti
 		return err
 	}
 	if len(killed) > 0 && m.Hub != nil {
-		m.publish(r.Context(), bus.Control{AppID: t.AppID, Endpoint: t.Endpoint, ConnectionIDs: t.IDs})
+		// The control names the records marked, not t's criteria: a stream
+		// opened since the marking is not one this request ended.
+		m.publish(r.Context(), bus.Control{AppID: t.AppID, Endpoint: t.Endpoint, ConnectionIDs: killed})
 	}
 	data := killData{Results: []killResult{}}
 	for _, id := range killed {

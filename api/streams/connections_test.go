@@ -229,3 +229,61 @@ func TestListConnections(t *testing.T) {
 		t.Errorf("bad status: %d", r.Status)
 	}
 }
+
+// TestKillPublishesMarkedIDs: every DELETE's control names the connections
+// it marked, never only the request's criteria, so a stream opened between
+// the marking and the message (on any replica) is not ended by it.
+func TestKillPublishesMarkedIDs(t *testing.T) {
+	b := setupStreams(t, options{poll: time.Hour})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	controls := b.Bus.Controls(ctx)
+	time.Sleep(300 * time.Millisecond) // subscribed
+	for _, path := range []string{"/2/connections/all", "/2/connections/filtered_stream"} {
+		s := open(t, b.Srv.URL, streamPath, b.Bearer)
+		if s.Resp.StatusCode != 200 {
+			t.Fatalf("open: %d", s.Resp.StatusCode)
+		}
+		id := apitest.Obj(b.Get(t, "/2/connections", b.Bearer).Body, "data", "0", "id").(string)
+		if r := b.Call(t, "DELETE", path, b.Bearer, "", nil); r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+		}
+		select {
+		case c := <-controls:
+			if len(c.ConnectionIDs) != 1 || c.ConnectionIDs[0] != id || c.AppID != b.App.ID {
+				t.Errorf("%s: control %+v, want the marked id %s", path, c, id)
+			}
+		case <-time.After(3 * time.Second):
+			t.Fatalf("%s: no control published", path)
+		}
+		if !s.ended(3 * time.Second) {
+			t.Fatalf("%s: the stream stayed open", path)
+		}
+	}
+}
+
+// TestLapsedRecordEndsOperational: when another replica closed this one's
+// record because its heartbeats lapsed (a stall, a partition), the stream
+// ends with the operational-disconnect body, so the client reconnects; it
+// was not terminated through the connections endpoints.
+func TestLapsedRecordEndsOperational(t *testing.T) {
+	b := setupStreams(t, options{})
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	if s.Resp.StatusCode != 200 {
+		t.Fatalf("open: %d", s.Resp.StatusCode)
+	}
+	id := apitest.Obj(b.Get(t, "/2/connections", b.Bearer).Body, "data", "0", "id").(string)
+	if err := b.DB.CloseStreamConnection(context.Background(), id, storage.DisconnectHeartbeat); err != nil {
+		t.Fatal(err)
+	}
+	line, ok := s.next(t, 3*time.Second)
+	want := `{"errors":[{"detail":"This stream has been disconnected upstream for operational reasons.","disconnect_type":"UpstreamOperationalDisconnect",` +
+		`"title":"operational-disconnect","type":"https://api.x.com/2/problems/operational-disconnect"}]}`
+	if !ok || apitest.CanonicalJSON(t, line) != want {
+		t.Fatalf("stream end %q (%v)", line, ok)
+	}
+	if !s.ended(time.Second) {
+		t.Fatal("the stream stayed open after its disconnect message")
+	}
+	waitInactive(t, b, id, storage.DisconnectHeartbeat)
+}

@@ -418,8 +418,8 @@ func (h *Hub) poll(ctx context.Context) {
 		return
 	}
 	for _, c := range local {
-		if slices.Contains(end, c.ID) {
-			c.finish(storage.DisconnectTerminated)
+		if why, ok := end[c.ID]; ok {
+			c.finish(why)
 		}
 	}
 }

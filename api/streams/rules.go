@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -137,7 +138,11 @@ func (m *Module) updateRules(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		d := storage.StreamRuleDelete{AppID: app.ID, IDs: ids, Values: req.Delete.Values, DryRun: p.dryRun}
+		values := make([]string, len(req.Delete.Values)) // stored values are trimmed
+		for i, v := range req.Delete.Values {
+			values[i] = strings.TrimSpace(v)
+		}
+		d := storage.StreamRuleDelete{AppID: app.ID, IDs: ids, Values: values, DryRun: p.dryRun}
 		return m.deleteRules(w, r, d, req.Delete.IDs, req.Delete.Values)
 	}
 	return m.addRules(w, r, app.ID, req.Add, p.dryRun)
@@ -172,7 +177,10 @@ func (m *Module) readUpdate(r *http.Request, deleteAll bool) (updateRequest, err
 	case req.Delete != nil && len(req.Delete.IDs) == 0 && len(req.Delete.Values) == 0:
 		return req, apierr.InvalidParam("delete", "`delete` must list at least one rule id in `ids` or value in `values`.")
 	}
-	for _, a := range req.Add {
+	for i := range req.Add {
+		// White space around a value is not part of the rule (docs/streams-rules.md).
+		req.Add[i].Value = strings.TrimSpace(req.Add[i].Value)
+		a := req.Add[i]
 		if a.Value == "" {
 			return req, apierr.InvalidParam("value", "Every rule of `add` needs a non-empty `value`.")
 		}
@@ -281,7 +289,7 @@ func (m *Module) deleteRules(w http.ResponseWriter, r *http.Request, d storage.S
 		}
 	}
 	for _, v := range values {
-		if !slices.ContainsFunc(deleted, func(r storage.StreamRule) bool { return r.Value == v }) {
+		if !slices.ContainsFunc(deleted, func(r storage.StreamRule) bool { return r.Value == strings.TrimSpace(v) }) {
 			resp.Errors = append(resp.Errors, m.notDeleted("values", v))
 		}
 	}

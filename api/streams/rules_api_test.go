@@ -273,3 +273,29 @@ func TestListPages(t *testing.T) {
 		t.Errorf("pages listed %v", seen)
 	}
 }
+
+// TestRuleValuesTrimmed: white space around a value is not part of the
+// rule: "cat " is stored as "cat", is a duplicate of it, and a delete by
+// value " cat" finds it. Space inside the value is kept as written.
+func TestRuleValuesTrimmed(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	r := post(t, b, b.Bearer, "", `{"add":[{"value":" cat\t"},{"value":"cat  dog\n"}]}`)
+	if r.Status != 200 || !slices.Equal(values(r), []string{"cat", "cat  dog"}) {
+		t.Fatalf("add: %d %s", r.Status, r.Raw)
+	}
+	r = post(t, b, b.Bearer, "", `{"add":[{"value":"cat "}]}`)
+	if r.Status != 200 || len(values(r)) != 0 || !slices.Equal(errorTypes(r), []string{"duplicate-rules"}) {
+		t.Fatalf("add again with a space: %d %s", r.Status, r.Raw)
+	}
+	if r := post(t, b, b.Bearer, "", `{"add":[{"value":"   "}]}`); r.Status != 400 {
+		t.Errorf("blank value: %d %s", r.Status, r.Raw)
+	}
+	r = post(t, b, b.Bearer, "", `{"delete":{"values":[" cat"]}}`)
+	if r.Status != 200 || !sameSummary(summary(r), map[string]int{"deleted": 1, "not_deleted": 0}) {
+		t.Fatalf("delete by value with a space: %d %s", r.Status, r.Raw)
+	}
+	if r := list(t, b, b.Bearer, ""); !slices.Equal(values(r), []string{"cat  dog"}) {
+		t.Errorf("left: %s", r.Raw)
+	}
+}

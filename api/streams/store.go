@@ -21,8 +21,10 @@ type ConnectionStore interface {
 	// connections already (storage.ErrTooManyConnections).
 	OpenStreamConnection(ctx context.Context, c storage.StreamConnection, limit int) (storage.StreamConnection, error)
 	CloseStreamConnection(ctx context.Context, id, reason string) error
-	// HeartbeatStreamConnections renews ids and returns those that must end.
-	HeartbeatStreamConnections(ctx context.Context, ids []string) ([]string, error)
+	// HeartbeatStreamConnections renews ids and returns those that must
+	// end, each with why (storage.DisconnectTerminated, or
+	// storage.DisconnectHeartbeat for a record no longer open).
+	HeartbeatStreamConnections(ctx context.Context, ids []string) (map[string]string, error)
 	RequestStreamTermination(ctx context.Context, t storage.ConnectionTermination) ([]string, error)
 	StreamConnections(ctx context.Context, q storage.ConnectionQuery) ([]storage.StreamConnection, error)
 }

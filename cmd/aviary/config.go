@@ -69,6 +69,9 @@ type config struct {
 	NewsInterval time.Duration
 	// EventsRetention is how long the event log keeps events.
 	EventsRetention time.Duration
+	// StreamConnectionsRetention is how long closed stream connection
+	// records are kept (the history GET /2/connections lists).
+	StreamConnectionsRetention time.Duration
 	// StreamRulesMax and StreamRuleMaxLength cap an app's filtered-stream
 	// rules: how many, and how long each (docs/streams-rules.md).
 	StreamRulesMax      int
@@ -167,6 +170,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_INSIGHTS_PAIR_SAMPLE", "insights-pair-sample", "16", "aviary worker: one post in this many (chosen by a hash of its id) feeds the co-occurrence pairs behind related keywords; 1: every post (docs/insights.md)", integer(&c.InsightsPairSample)},
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
 		{"AVIARY_EVENTS_RETENTION", "events-retention", "168h", "aviary worker: how long the event log keeps events (stream backfill and replay read them; a dispatcher stopped longer loses what it had not dispatched; docs/events.md)", duration(&c.EventsRetention)},
+		{"AVIARY_STREAM_CONNECTIONS_RETENTION", "stream-connections-retention", "720h", "aviary worker: how long closed filtered-stream connection records are kept (the history GET /2/connections lists; docs/streams.md)", duration(&c.StreamConnectionsRetention)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXEL_RATE", "media-video-max-pixel-rate", strconv.FormatInt(tasks.MediaVideoMaxPixelRate, 10), "aviary worker: largest width x height x frames per second of a video processed; more fails at once with LimitExceeded (docs/media-upload.md)", integer64(&c.MediaVideoMaxPixelRate)},
 		{"AVIARY_MEDIA_VIDEO_MAX_PIXELS", "media-video-max-pixels", strconv.FormatInt(tasks.MediaVideoMaxPixels, 10), "aviary worker: largest width x height x frames (all frames) of a video processed; more fails at once with LimitExceeded", integer64(&c.MediaVideoMaxPixels)},
 		{"AVIARY_MEDIA_VIDEO_SLOTS", "media-video-slots", "0", "aviary worker: task slots videos and animated GIFs may hold at once; 0: a quarter of AVIARY_WORKER_CONCURRENCY (at least 1)", integer(&c.MediaVideoSlots)},
@@ -269,6 +273,7 @@ func (c *config) validate() error {
 		{c.AuthCacheTTL >= 0, "AVIARY_AUTH_CACHE_TTL (-auth-cache-ttl)", "a duration of 0 or more", c.AuthCacheTTL},
 		{c.NewsInterval > 0, "AVIARY_NEWS_INTERVAL (-news-interval)", "a positive duration", c.NewsInterval},
 		{c.EventsRetention > 0, "AVIARY_EVENTS_RETENTION (-events-retention)", "a positive duration", c.EventsRetention},
+		{c.StreamConnectionsRetention > 0, "AVIARY_STREAM_CONNECTIONS_RETENTION (-stream-connections-retention)", "a positive duration", c.StreamConnectionsRetention},
 		{c.StreamRulesMax >= 1, "AVIARY_STREAM_RULES_MAX (-stream-rules-max)", "at least 1", c.StreamRulesMax},
 		{c.StreamRuleMaxLength >= 1, "AVIARY_STREAM_RULE_MAX_LENGTH (-stream-rule-max-length)", "at least 1", c.StreamRuleMaxLength},
 		{c.InsightsPairSample >= 1, "AVIARY_INSIGHTS_PAIR_SAMPLE (-insights-pair-sample)", "at least 1", c.InsightsPairSample},

@@ -188,9 +188,11 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	})
 	// News: enqueue news:refresh every AVIARY_NEWS_INTERVAL (docs/news.md).
 	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep")))
-	// Events: delete the events older than AVIARY_EVENTS_RETENTION, one
-	// replica per turn (docs/events.md).
-	eventsRetention := &dispatch.Retention{Store: b.db, Age: cfg.EventsRetention, Logger: log}
+	// Events: delete the events older than AVIARY_EVENTS_RETENTION and the
+	// stream connections closed before AVIARY_STREAM_CONNECTIONS_RETENTION,
+	// one replica per turn (docs/events.md, docs/streams.md).
+	eventsRetention := &dispatch.Retention{Store: b.db, Age: cfg.EventsRetention,
+		ConnectionsAge: cfg.StreamConnectionsRetention, Logger: log}
 	wg.Go(func() { eventsRetention.Run(ctx) })
 	wg.Add(1)
 	go func() {

@@ -147,10 +147,19 @@ func (l *lexer) clause(start int, word string) (Node, error) {
 		return operator(word[:1], start+1, word[1:])
 	}
 	k := strings.IndexByte(word, ':')
-	if k <= 0 || !isOperatorName(word[:k]) {
+	if k <= 0 {
 		return &Term{Text: word}, nil
 	}
-	name, value := word[:k], word[k+1:]
+	name, value, ok := operatorName(word[:k]), word[k+1:], true
+	if name != word[:k] {
+		// Operators are case-insensitive (FROM:, Lang:); a word whose
+		// upper-case "name" is no operator of the language is text.
+		_, ok = hints[name]
+		ok = ok || unsupported[name]
+	}
+	if !ok || !isOperatorName(name) {
+		return &Term{Text: word}, nil
+	}
 	if _, ok := hints[name]; !ok {
 		if strings.HasPrefix(value, "//") {
 			// A URL such as https://example.com/a, searched as words.
@@ -172,6 +181,18 @@ func (l *lexer) clause(start int, word string) (Node, error) {
 		l.i = end + j + 2
 	}
 	return operator(name, valuePos, value)
+}
+
+// operatorName is s with its ASCII letters in lower case: operator names
+// are matched in any case.
+func operatorName(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // isOperatorName reports whether s has the shape of an operator name: a

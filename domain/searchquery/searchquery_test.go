@@ -116,7 +116,7 @@ func TestParseTermsAndPhrases(t *testing.T) {
 		{q: "https://example.com/a?b=c http://x", want: and(term("https://example.com/a?b=c"), term("http://x"))},
 		{q: "ftp://host", want: term("ftp://host")},
 		{q: "a-b:c", want: term("a-b:c")},
-		{q: "Foo:bar FROM:jack", want: and(term("Foo:bar"), term("FROM:jack"))},
+		{q: "Foo:bar NOTE:x", want: and(term("Foo:bar"), term("NOTE:x"))},
 		{q: "_x:y", want: term("_x:y")},
 		{q: "c# f# x@y", want: and(term("c#"), term("f#"), term("x@y"))},
 	})
@@ -334,6 +334,28 @@ func TestParseIsHas(t *testing.T) {
 		{q: "is:", pos: 3, reason: `"is:" needs a value: reply, quote or retweet`},
 		{q: "has:images", pos: 4, reason: `"has:" takes media, links or mentions; got "images"`},
 		{q: "has:", pos: 4, reason: `"has:" needs a value: media, links or mentions`},
+	})
+}
+
+// TestParseOperatorNamesAnyCase: operators are case-insensitive (the
+// reference's build-a-query and build-a-rule pages), so an operator name
+// in any case is that operator, printed in lower case; values keep their
+// own rules, and OR is the operator only in upper case.
+func TestParseOperatorNamesAnyCase(t *testing.T) {
+	t.Parallel()
+	checkValid(t, []valid{
+		{q: "FROM:alice", want: op(sq.OpFrom, "alice"), str: "from:alice"},
+		{q: "snow LANG:en", want: and(term("snow"), op(sq.OpLang, "en")), str: "snow lang:en"},
+		{q: "Has:media -Is:retweet", want: and(op(sq.OpHas, "media"), not(op(sq.OpIs, "retweet"))), str: "has:media -is:retweet"},
+		{q: "Min_Likes:5 CONVERSATION_ID:12", want: and(num(sq.OpMinLikes, "5", 5), num(sq.OpConversationID, "12", 12)),
+			str: "min_likes:5 conversation_id:12"},
+		{q: `Url:"a b" To:jack`, want: and(op(sq.OpURL, "a b"), op(sq.OpTo, "jack")), str: `url:"a b" to:jack`},
+		{q: "a or b", want: and(term("a"), term("or"), term("b"))},
+		{q: "HTTPS://example.com", want: term("HTTPS://example.com")},
+	})
+	checkInvalid(t, []invalid{
+		{q: "PLACE:seattle", pos: 0, reason: `operator "place:" is not supported`},
+		{q: "FROM:", pos: 5, reason: `"from:" needs a value: a username of 1 to 15 letters, digits or underscores`},
 	})
 }
 

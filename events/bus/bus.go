@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -29,18 +30,35 @@ type Bus struct {
 	rdb    redis.UniversalClient
 	prefix string
 	maxLen int64
+	db     int // the client's Redis database number, in the control channel's name
 }
 
 // New returns a bus on rdb whose keys start with prefix ("aviary:").
 func New(rdb redis.UniversalClient, prefix string) *Bus {
-	return &Bus{rdb: rdb, prefix: prefix, maxLen: DefaultMaxLen}
+	return &Bus{rdb: rdb, prefix: prefix, maxLen: DefaultMaxLen, db: database(rdb)}
+}
+
+// database is the Redis database number rdb selects: a single-node or
+// sentinel client's (*redis.Client), a ring's; 0 for a cluster, which
+// has only database 0.
+func database(rdb redis.UniversalClient) int {
+	switch c := rdb.(type) {
+	case *redis.Client:
+		return c.Options().DB
+	case *redis.Ring:
+		return c.Options().DB
+	}
+	return 0
 }
 
 // MatchesKey is the Redis stream of matches.
 func (b *Bus) MatchesKey() string { return b.prefix + "stream:matches" }
 
-// ControlChannel is the pub/sub channel of connection controls.
-func (b *Bus) ControlChannel() string { return b.prefix + "stream:control" }
+// ControlChannel is the pub/sub channel of connection controls. Redis
+// pub/sub channels are server-wide, not per database, so the name carries
+// the database number ("aviary:stream:control:0"): deployments (or test
+// runs) sharing a server on other databases never hear each other.
+func (b *Bus) ControlChannel() string { return b.prefix + "stream:control:" + strconv.Itoa(b.db) }
 
 // PublishMatches appends ms, in order, to the matches stream.
 func (b *Bus) PublishMatches(ctx context.Context, ms []events.Match) error {

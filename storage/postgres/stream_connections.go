@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -68,10 +69,12 @@ func (db *DB) CloseStreamConnection(ctx context.Context, id, reason string) erro
 }
 
 // HeartbeatStreamConnections renews the heartbeat of the open connections
-// among ids (a replica's) and returns those of ids that must end: a
-// termination was requested, or the row is no longer open. It also closes
-// every stale row (heartbeat_lost), whichever replica held it.
-func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) ([]string, error) {
+// among ids (a replica's) and returns those of ids that must end, each with
+// why: storage.DisconnectTerminated when a termination was requested,
+// storage.DisconnectHeartbeat when the row is no longer open (its
+// heartbeats lapsed and another replica closed it, or it is unknown). It
+// also closes every stale row (heartbeat_lost), whichever replica held it.
+func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) (map[string]string, error) {
 	if _, err := db.pool.Exec(ctx, `UPDATE stream_connections c SET disconnected_at = c.heartbeat_at, disconnect_reason = $1
 		WHERE c.disconnected_at IS NULL AND c.heartbeat_at <= clock_timestamp() - interval '30 seconds'`, storage.DisconnectHeartbeat); err != nil {
 		return nil, wrap("close stale stream connections", err)
@@ -103,10 +106,13 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) ([]s
 	if err != nil {
 		return nil, wrap("renew stream connections", err)
 	}
-	var end []string
+	end := map[string]string{}
 	for _, id := range ids {
-		if terminate, ok := renewed[strings.ToLower(id)]; !ok || terminate {
-			end = append(end, id)
+		switch terminate, ok := renewed[strings.ToLower(id)]; {
+		case !ok:
+			end[id] = storage.DisconnectHeartbeat
+		case terminate:
+			end[id] = storage.DisconnectTerminated
 		}
 	}
 	return end, nil
@@ -180,4 +186,25 @@ func (db *DB) StreamConnections(ctx context.Context, q storage.ConnectionQuery) 
 	}
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (storage.StreamConnection, error) { return scanStreamConnection(r) })
 	return out, wrap(fmt.Sprintf("list stream connections of app %d", q.AppID), err)
+}
+
+// DeleteStreamConnectionsClosedBefore deletes the connection records
+// closed more than age ago (open ones are kept however old), batch rows
+// per statement (10,000 when 0); it returns how many it deleted.
+func (db *DB) DeleteStreamConnectionsClosedBefore(ctx context.Context, age time.Duration, batch int) (int64, error) {
+	if batch <= 0 {
+		batch = 10_000
+	}
+	var total int64
+	for {
+		tag, err := db.pool.Exec(ctx, `DELETE FROM stream_connections WHERE id IN (
+			SELECT id FROM stream_connections WHERE disconnected_at < now() - $1::interval LIMIT $2)`, age, batch)
+		if err != nil {
+			return total, wrap("delete old stream connections", err)
+		}
+		total += tag.RowsAffected()
+		if tag.RowsAffected() < int64(batch) {
+			return total, nil
+		}
+	}
 }

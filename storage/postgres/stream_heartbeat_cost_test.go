@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
@@ -39,7 +40,7 @@ func TestHeartbeatOfManyStreams(t *testing.T) {
 		start := time.Now()
 		end, err := db.HeartbeatStreamConnections(ctx, ids)
 		took := time.Since(start)
-		if err != nil || len(end) != 1 || end[0] != "nope" {
+		if err != nil || len(end) != 1 || end["nope"] != storage.DisconnectHeartbeat {
 			t.Fatalf("heartbeat %d: end %v, %v", i, end, err)
 		}
 		t.Logf("heartbeat %d: %v", i, took)

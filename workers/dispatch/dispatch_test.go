@@ -278,16 +278,46 @@ func TestRetentionSweep(t *testing.T) {
 	if _, err := pool.Exec(ctx, `UPDATE events SET created_at = now() - interval '8 days' WHERE seq < $1`, seqs[2]); err != nil {
 		t.Fatalf("age events: %v", err)
 	}
+	// Stream connections: closed ones older than their retention go; a
+	// recent closed one and an open one (however old) stay.
+	app := factory.App(t, db, nil)
+	conns := make([]string, 4)
+	for i := range conns {
+		c, err := db.OpenStreamConnection(ctx, storage.StreamConnection{AppID: app.ID, Endpoint: storage.EndpointFilteredStream}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c.ID
+	}
+	for _, id := range conns[:3] {
+		if err := db.CloseStreamConnection(ctx, id, storage.DisconnectClient); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := pool.Exec(ctx, `UPDATE stream_connections SET connected_at = now() - interval '40 days',
+		disconnected_at = CASE WHEN id = ANY($1::uuid[]) THEN now() - interval '31 days' ELSE disconnected_at END,
+		heartbeat_at = now()`, conns[:2]); err != nil {
+		t.Fatalf("age connections: %v", err)
+	}
 	r := &dispatch.Retention{Store: db, Age: dispatch.DefaultRetention, Interval: time.Minute, Batch: 1, Holder: "one"}
-	if n, err := r.Sweep(ctx); err != nil || n != 2 {
-		t.Fatalf("Sweep = %d, %v; want 2", n, err)
+	if n, err := r.Sweep(ctx); err != nil || n != (dispatch.Swept{Events: 2, Connections: 2}) {
+		t.Fatalf("Sweep = %+v, %v; want 2 events, 2 connections", n, err)
+	}
+	list, err := db.StreamConnections(ctx, storage.ConnectionQuery{AppID: app.ID, Status: storage.ConnectionsAll, Limit: 10})
+	var left []string
+	for _, c := range list {
+		left = append(left, c.ID)
+	}
+	slices.Sort(left)
+	if want := slices.Sorted(slices.Values(conns[2:])); err != nil || !slices.Equal(left, want) {
+		t.Errorf("connections left %v (%v), want %v", left, err, want)
 	}
 	if got := allSeqs(t, db); !slices.Equal(got, seqs[2:]) {
 		t.Errorf("left %v, want %v", got, seqs[2:])
 	}
 	// Another replica within the interval: its turn was taken.
 	other := &dispatch.Retention{Store: db, Age: time.Nanosecond, Interval: time.Minute, Holder: "two"}
-	if n, err := other.Sweep(ctx); err != nil || n != 0 {
+	if n, err := other.Sweep(ctx); err != nil || n != (dispatch.Swept{}) {
 		t.Errorf("second replica's Sweep = %d, %v; want 0 (not its turn)", n, err)
 	}
 }

@@ -11,13 +11,19 @@ import (
 // loses the events it had not dispatched (docs/events.md).
 const DefaultRetention = 7 * 24 * time.Hour
 
+// DefaultConnectionsRetention is how long closed stream connection
+// records are kept (AVIARY_STREAM_CONNECTIONS_RETENTION): GET
+// /2/connections lists them as history (docs/streams.md).
+const DefaultConnectionsRetention = 30 * 24 * time.Hour
+
 // RetentionInterval is how often the retention sweep runs.
 const RetentionInterval = 10 * time.Minute
 
-// RetentionStore deletes old events and leases the sweep's turn
-// (storage/postgres.DB).
+// RetentionStore deletes old events and closed stream connections and
+// leases the sweep's turn (storage/postgres.DB).
 type RetentionStore interface {
 	DeleteEventsOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error)
+	DeleteStreamConnectionsClosedBefore(ctx context.Context, age time.Duration, batch int) (int64, error)
 	ClaimTaskLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error)
 }
 
@@ -25,14 +31,16 @@ type RetentionStore interface {
 // Interval deletes.
 const retentionTask = "events:retention"
 
-// Retention deletes the events older than Age every Interval, in batches.
+// Retention deletes the events older than Age, and the stream connection
+// records closed more than ConnectionsAge ago, every Interval, in batches.
 type Retention struct {
-	Store    RetentionStore
-	Age      time.Duration // DefaultRetention when 0
-	Interval time.Duration // RetentionInterval when 0
-	Batch    int           // rows per statement (10,000 when 0)
-	Logger   *slog.Logger
-	Holder   string // random when empty
+	Store          RetentionStore
+	Age            time.Duration // DefaultRetention when 0
+	ConnectionsAge time.Duration // DefaultConnectionsRetention when 0
+	Interval       time.Duration // RetentionInterval when 0
+	Batch          int           // rows per statement (10,000 when 0)
+	Logger         *slog.Logger
+	Holder         string // random when empty
 }
 
 // Run sweeps until ctx ends, first at once.
@@ -40,10 +48,15 @@ func (r *Retention) Run(ctx context.Context) {
 	r.defaults()
 	log := r.Logger.With("component", "events-retention")
 	for ctx.Err() == nil {
-		if n, err := r.Sweep(ctx); err != nil && ctx.Err() == nil {
-			log.Warn("delete old events", "err", err)
-		} else if n > 0 {
-			log.Info("deleted old events", "count", n, "older_than", r.Age)
+		n, err := r.Sweep(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("delete old events and stream connections", "err", err)
+		}
+		if n.Events > 0 {
+			log.Info("deleted old events", "count", n.Events, "older_than", r.Age)
+		}
+		if n.Connections > 0 {
+			log.Info("deleted old stream connections", "count", n.Connections, "closed_before", r.ConnectionsAge)
 		}
 		sleep(ctx, r.Interval)
 	}
@@ -52,6 +65,9 @@ func (r *Retention) Run(ctx context.Context) {
 func (r *Retention) defaults() {
 	if r.Age <= 0 {
 		r.Age = DefaultRetention
+	}
+	if r.ConnectionsAge <= 0 {
+		r.ConnectionsAge = DefaultConnectionsRetention
 	}
 	if r.Interval <= 0 {
 		r.Interval = RetentionInterval
@@ -64,13 +80,25 @@ func (r *Retention) defaults() {
 	}
 }
 
-// Sweep deletes the old events if no other replica took this interval's
-// turn; it returns how many it deleted.
-func (r *Retention) Sweep(ctx context.Context) (int64, error) {
+// Swept counts what a sweep deleted.
+type Swept struct {
+	Events      int64
+	Connections int64 // closed stream connection records
+}
+
+// Sweep deletes the old events and closed stream connections if no other
+// replica took this interval's turn; it returns how many it deleted.
+func (r *Retention) Sweep(ctx context.Context) (Swept, error) {
 	r.defaults()
+	var n Swept
 	ok, err := r.Store.ClaimTaskLease(ctx, retentionTask, r.Holder, r.Interval)
 	if err != nil || !ok {
-		return 0, err
+		return n, err
 	}
-	return r.Store.DeleteEventsOlderThan(ctx, r.Age, r.Batch)
+	n.Events, err = r.Store.DeleteEventsOlderThan(ctx, r.Age, r.Batch)
+	if err != nil {
+		return n, err
+	}
+	n.Connections, err = r.Store.DeleteStreamConnectionsClosedBefore(ctx, r.ConnectionsAge, r.Batch)
+	return n, err
 }
