@@ -14,7 +14,9 @@ func TestTaskLeases(t *testing.T) {
 	t.Parallel()
 	db, _ := storagetest.NewDB(t)
 	ctx := t.Context()
-	const id, ttl = "media-1", 200 * time.Millisecond
+	// The ttl leaves each check a margin of a quarter of it (0.5 s) against a
+	// loaded machine's scheduling delays.
+	const id, ttl = "media-1", 2 * time.Second
 	check := func(what string, got bool, err error, want bool) {
 		t.Helper()
 		if err != nil || got != want {
@@ -43,7 +45,7 @@ func TestTaskLeases(t *testing.T) {
 	held, err = db.TaskLeaseHeld(ctx, id)
 	check("held after b's release", held, err, true)
 
-	time.Sleep(ttl + 50*time.Millisecond) // a stops heartbeating: the lease lapses
+	time.Sleep(ttl + ttl/4) // a stops heartbeating: the lease lapses
 	held, err = db.TaskLeaseHeld(ctx, id)
 	check("held after it lapsed", held, err, false)
 	ok, err = db.ClaimTaskLease(ctx, id, "b", ttl)
