@@ -72,6 +72,17 @@ type Post struct {
 	Cashtags          []string  `json:"cashtags,omitempty"`
 	URLTerms          []string  `json:"url_terms,omitempty"`
 	CreatedAt         time.Time `json:"created_at"`
+	// For the filtered stream's operators (docs/streams-rules.md):
+	// AuthorVerified is whether the author was verified when the post was
+	// made (is:verified); Source the app's name (source:); PlaceID the
+	// tagged place (place:, has:geo); MediaKinds the attached media's
+	// kinds, photo, video, animated_gif (has:images, has:video_link);
+	// RepostOfUsername the reposted post's author (retweets_of:).
+	AuthorVerified   bool     `json:"author_verified,omitempty"`
+	Source           string   `json:"source,omitempty"`
+	PlaceID          string   `json:"place_id,omitempty"`
+	MediaKinds       []string `json:"media_kinds,omitempty"`
+	RepostOfUsername string   `json:"repost_of_username,omitempty"`
 	// Quoted is the content of the post a quote quotes (nil for other
 	// posts): the filtered stream matches a quote on its own content and
 	// on the quoted post's.

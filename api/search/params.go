@@ -40,13 +40,13 @@ func parseWindow(q *httpx.Query, a archive, now time.Time) (window, error) {
 	}
 	if n := utf8.RuneCountInString(raw); n > a.maxQuery {
 		q.Fail("query", fmt.Sprintf("The `query` query parameter is %d characters long; the %s search takes at most %d.", n, a.name, a.maxQuery), raw)
-	} else if parsed, err := searchquery.Parse(raw); err != nil {
+	} else if parsed, err := parseQuery(raw); err != nil {
 		var qe *searchquery.Error
 		if !errors.As(err, &qe) {
 			return w, fmt.Errorf("parse query: %w", err)
 		}
 		msg := "There were errors processing your request: " + qe.Reason
-		if !strings.Contains(qe.Reason, "position") {
+		if qe.Pos >= 0 && !strings.Contains(qe.Reason, "position") {
 			msg += fmt.Sprintf(" (at position %d)", qe.Pos)
 		}
 		q.Fail("query", msg, raw)
@@ -61,6 +61,20 @@ func parseWindow(q *httpx.Query, a archive, now time.Time) (window, error) {
 	}
 	w.token = tokenParam(q)
 	return w, nil
+}
+
+// parseQuery parses a search query and refuses the operators only the
+// filtered stream's rules offer (searchquery.CheckSearch): a 400, never a
+// query the store cannot compile.
+func parseQuery(raw string) (*searchquery.Query, error) {
+	q, err := searchquery.Parse(raw)
+	if err != nil {
+		return nil, err
+	}
+	if err := searchquery.CheckSearch(q); err != nil {
+		return nil, err
+	}
+	return q, nil
 }
 
 // Settle is how long before the request a window without end_time ends.

@@ -181,6 +181,12 @@ func TestSearchRejects(t *testing.T) {
 		{"unbalanced parenthesis", "/2/tweets/search/recent?query=" + q("(cats OR dogs"), b.Bearer, 400, []string{"query"}, "position"},
 		{"unknown operator", "/2/tweets/search/recent?query=" + q("cats foo:bar"), b.Bearer, 400, []string{"query"}, "position"},
 		{"only negation", "/2/tweets/search/recent?query=" + q("-cats"), b.Bearer, 400, []string{"query"}, ""},
+		// Operators only the filtered stream's rules take: a 400 naming
+		// them, never a query the store cannot compile.
+		{"stream-only has:", "/2/tweets/search/recent?query=" + q("cats has:hashtags"), b.Bearer, 400, []string{"query"}, "not supported by Aviary's search"},
+		{"stream-only is: in a group", "/2/tweets/search/all?query=" + q("(cats OR dogs is:verified)"), b.Bearer, 400, []string{"query"}, `\"is:verified\" is not supported`},
+		{"stream-only sample: in counts", "/2/tweets/counts/recent?query=" + q("cats sample:10"), b.Bearer, 400, []string{"query"}, "sample:"},
+		{"stream-only place:", "/2/tweets/search/recent?query=" + q("place:seattle"), b.Bearer, 400, []string{"query"}, "not supported by Aviary's search"},
 		{"max_results 9", "/2/tweets/search/recent?query=a&max_results=9", b.Bearer, 400, []string{"max_results"}, ""},
 		{"max_results 101 recent", "/2/tweets/search/recent?query=a&max_results=101", b.Bearer, 400, []string{"max_results"}, ""},
 		{"max_results 501 all", "/2/tweets/search/all?query=a&max_results=501", b.Bearer, 400, []string{"max_results"}, ""},

@@ -281,7 +281,7 @@ func TestRuleValuesTrimmed(t *testing.T) {
 	t.Parallel()
 	b := setup(t)
 	r := post(t, b, b.Bearer, "", `{"add":[{"value":" cat\t"},{"value":"cat  dog\n"}]}`)
-	if r.Status != 200 || !slices.Equal(values(r), []string{"cat", "cat  dog"}) {
+	if r.Status != 201 || !slices.Equal(values(r), []string{"cat", "cat  dog"}) {
 		t.Fatalf("add: %d %s", r.Status, r.Raw)
 	}
 	r = post(t, b, b.Bearer, "", `{"add":[{"value":"cat "}]}`)

@@ -30,6 +30,9 @@ func FuzzParse(f *testing.F) {
 		"-a", "a OR -b", "foo:bar", "place:x", "is:blah", "min_likes:99999999999", `"abc`,
 		`url:"x`, "from:", "@", "#1", "$100", "a\x00", "ok \xff", "lang:en-US-x",
 		strings.Repeat("(", 40) + "a" + strings.Repeat(")", 40), strings.Repeat("a ", 70),
+		"a has:hashtags has:cashtags has:images has:video_link has:geo is:verified -is:nullcast sample:15",
+		`in_reply_to_tweet_id:1 retweets_of_tweet_id:2 retweets_of:jack source:"X for iPhone" url_contains:x place:"a b"`,
+		"sample:0", "sample:101", `source:""`,
 		`(a OR "b c") -(d OR e) -from:x url:"a b" #x OR (@y $z) -is:retweet has:media min_likes:5`,
 	} {
 		f.Add(s)

@@ -18,20 +18,30 @@ var hints = map[string]string{
 	OpURL:            "a URL or a part of one",
 	OpLang:           "a language code such as en, pt or zh-CN",
 	OpConversationID: "a post id (1 to 19 digits, at most 9223372036854775807)",
-	OpIs:             "reply, quote or retweet",
-	OpHas:            "media, links or mentions",
+	OpIs:             "reply, quote, retweet, verified or nullcast",
+	OpHas:            "media, links, mentions, hashtags, cashtags, images, video_link or geo",
 	OpMinLikes:       "a whole number from 0 to 2147483647",
 	OpMinReplies:     "a whole number from 0 to 2147483647",
 	OpMinReposts:     "a whole number from 0 to 2147483647",
+	// The filtered stream's operators (search refuses them: CheckSearch).
+	OpInReplyToTweetID:  "a post id (1 to 19 digits, at most 9223372036854775807)",
+	OpRetweetsOf:        "a username of 1 to 15 letters, digits or underscores",
+	OpRetweetsOfTweetID: "a post id (1 to 19 digits, at most 9223372036854775807)",
+	OpSample:            "a whole number from 1 to 100 (a percentage)",
+	OpSource:            "the name of the app a post was made with",
+	OpURLContains:       "a part of a URL",
+	OpPlace:             "a place id",
 }
 
 // unsupported are operators of the platform's language that Aviary does
 // not offer: they are refused as such rather than as unknown.
 var unsupported = map[string]bool{
-	"retweets_of": true, "context": true, "entity": true, "list": true,
-	"in_reply_to_tweet_id": true, "retweets_of_tweet_id": true, "quotes_of_tweet_id": true,
-	"place": true, "place_country": true, "point_radius": true, "bounding_box": true,
-	"sample": true, "source": true, "bio": true, "bio_name": true, "bio_location": true,
+	"context": true, "entity": true, "list": true, "quotes_of_tweet_id": true,
+	"place_country": true, "point_radius": true, "bounding_box": true,
+	"bio": true, "bio_name": true, "bio_location": true,
+	"from_affiliate_of": true, "to_affiliate_of": true, "url_title": true, "url_description": true,
+	"min_followers": true, "followers_count": true, "tweets_count": true, "following_count": true,
+	"listed_count": true,
 }
 
 // display is how a reason names an operator: "from:", "@".
@@ -54,7 +64,7 @@ func operator(name string, pos int, value string) (Node, error) {
 	}
 	op := &Operator{Name: name, Value: value}
 	switch name {
-	case OpFrom, OpTo:
+	case OpFrom, OpTo, OpRetweetsOf:
 		if !isUsername(value) {
 			return nil, bad()
 		}
@@ -80,20 +90,31 @@ func operator(name string, pos int, value string) (Node, error) {
 			return nil, bad()
 		}
 		op.Value = tag
-	case OpConversationID:
+	case OpConversationID, OpInReplyToTweetID, OpRetweetsOfTweetID:
 		n, ok := number(value, math.MaxInt64)
 		if !ok {
 			return nil, bad()
 		}
 		op.Value, op.Number = strconv.FormatInt(n, 10), n
 	case OpIs:
-		if value != IsReply && value != IsQuote && value != IsRetweet {
+		switch value {
+		case IsReply, IsQuote, IsRetweet, IsVerified, IsNullcast:
+		default:
 			return nil, bad()
 		}
 	case OpHas:
-		if value != HasMedia && value != HasLinks && value != HasMentions {
+		switch value {
+		case HasMedia, HasLinks, HasMentions, HasHashtags, HasCashtags, HasImages, HasVideoLink, HasGeo:
+		default:
 			return nil, bad()
 		}
+	case OpSample:
+		n, ok := number(value, 100)
+		if !ok || n < 1 {
+			return nil, bad()
+		}
+		op.Value, op.Number = strconv.FormatInt(n, 10), n
+	case OpSource, OpURLContains, OpPlace:
 	case OpMinLikes, OpMinReplies, OpMinReposts:
 		n, ok := number(value, math.MaxInt32)
 		if !ok {

@@ -40,6 +40,16 @@ const (
 	OpMinLikes       = "min_likes"       // Number: 0 to math.MaxInt32
 	OpMinReplies     = "min_replies"     // Number: 0 to math.MaxInt32
 	OpMinReposts     = "min_reposts"     // Number: 0 to math.MaxInt32
+
+	// Operators of the filtered stream's rules only: search refuses them
+	// (CheckSearch; docs/streams-rules.md).
+	OpInReplyToTweetID  = "in_reply_to_tweet_id" // Number: the replied-to post id
+	OpRetweetsOf        = "retweets_of"          // Value: a username, as written
+	OpRetweetsOfTweetID = "retweets_of_tweet_id" // Number: the reposted post id
+	OpSample            = "sample"               // Number: a percentage, 1 to 100
+	OpSource            = "source"               // Value: an app name, as written
+	OpURLContains       = "url_contains"         // Value: as written
+	OpPlace             = "place"                // Value: a place id, as written
 )
 
 // Values of is: and has:.
@@ -50,6 +60,15 @@ const (
 	HasMedia    = "media"
 	HasLinks    = "links"
 	HasMentions = "mentions"
+
+	// Values of the filtered stream's rules only (CheckSearch).
+	IsVerified   = "verified"
+	IsNullcast   = "nullcast"
+	HasHashtags  = "hashtags"
+	HasCashtags  = "cashtags"
+	HasImages    = "images"
+	HasVideoLink = "video_link"
+	HasGeo       = "geo"
 )
 
 // Query is a parsed search query.

@@ -328,12 +328,12 @@ func TestParseIsHas(t *testing.T) {
 		{q: "has:links OR is:retweet", want: or(op(sq.OpHas, "links"), op(sq.OpIs, "retweet"))},
 	})
 	checkInvalid(t, []invalid{
-		{q: "is:blah", pos: 3, reason: `"is:" takes reply, quote or retweet; got "blah"`},
-		{q: "a is:Reply", pos: 5, reason: `"is:" takes reply, quote or retweet; got "Reply"`},
-		{q: "a is:verified", pos: 5, reason: `"is:" takes reply, quote or retweet; got "verified"`},
-		{q: "is:", pos: 3, reason: `"is:" needs a value: reply, quote or retweet`},
-		{q: "has:images", pos: 4, reason: `"has:" takes media, links or mentions; got "images"`},
-		{q: "has:", pos: 4, reason: `"has:" needs a value: media, links or mentions`},
+		{q: "is:blah", pos: 3, reason: `"is:" takes reply, quote, retweet, verified or nullcast; got "blah"`},
+		{q: "a is:Reply", pos: 5, reason: `"is:" takes reply, quote, retweet, verified or nullcast; got "Reply"`},
+		{q: "a is:verifed", pos: 5, reason: `"is:" takes reply, quote, retweet, verified or nullcast; got "verifed"`},
+		{q: "is:", pos: 3, reason: `"is:" needs a value: reply, quote, retweet, verified or nullcast`},
+		{q: "has:videos", pos: 4, reason: `"has:" takes media, links, mentions, hashtags, cashtags, images, video_link or geo; got "videos"`},
+		{q: "has:", pos: 4, reason: `"has:" needs a value: media, links, mentions, hashtags, cashtags, images, video_link or geo`},
 	})
 }
 
@@ -354,9 +354,67 @@ func TestParseOperatorNamesAnyCase(t *testing.T) {
 		{q: "HTTPS://example.com", want: term("HTTPS://example.com")},
 	})
 	checkInvalid(t, []invalid{
-		{q: "PLACE:seattle", pos: 0, reason: `operator "place:" is not supported`},
+		{q: "PLACE_COUNTRY:US", pos: 0, reason: `operator "place_country:" is not supported`},
 		{q: "FROM:", pos: 5, reason: `"from:" needs a value: a username of 1 to 15 letters, digits or underscores`},
 	})
+}
+
+// The filtered stream's operators parse (search refuses them afterwards:
+// TestCheckSearch).
+func TestParseStreamOperators(t *testing.T) {
+	t.Parallel()
+	checkValid(t, []valid{
+		{q: "a is:verified -is:nullcast", want: and(term("a"), op(sq.OpIs, "verified"), not(op(sq.OpIs, "nullcast")))},
+		{q: "a has:hashtags has:cashtags has:images has:video_link has:geo", want: and(term("a"), op(sq.OpHas, "hashtags"),
+			op(sq.OpHas, "cashtags"), op(sq.OpHas, "images"), op(sq.OpHas, "video_link"), op(sq.OpHas, "geo"))},
+		{q: "in_reply_to_tweet_id:1539382664746020864", want: num(sq.OpInReplyToTweetID, "1539382664746020864", 1539382664746020864)},
+		{q: "retweets_of_tweet_id:007", want: num(sq.OpRetweetsOfTweetID, "7", 7), str: "retweets_of_tweet_id:7"},
+		{q: "retweets_of:XDevelopers", want: op(sq.OpRetweetsOf, "XDevelopers")},
+		{q: "a sample:15", want: and(term("a"), num(sq.OpSample, "15", 15))},
+		{q: "a sample:100", want: and(term("a"), num(sq.OpSample, "100", 100))},
+		{q: `source:"X for iPhone"`, want: op(sq.OpSource, "X for iPhone")},
+		{q: "url_contains:photos", want: op(sq.OpURLContains, "photos")},
+		{q: `place:"new york city" OR place:5a110d312052166f`, want: or(op(sq.OpPlace, "new york city"), op(sq.OpPlace, "5a110d312052166f"))},
+	})
+	checkInvalid(t, []invalid{
+		{q: "a sample:0", pos: 9, reason: `"sample:" takes a whole number from 1 to 100 (a percentage); got "0"`},
+		{q: "a sample:101", pos: 9, reason: `"sample:" takes a whole number from 1 to 100 (a percentage); got "101"`},
+		{q: "a sample:", pos: 9, reason: `"sample:" needs a value: a whole number from 1 to 100 (a percentage)`},
+		{q: "retweets_of:@jack", pos: 12, reason: `"retweets_of:" takes a username of 1 to 15 letters, digits or underscores; got "@jack"`},
+		{q: "in_reply_to_tweet_id:x", pos: 21, reason: `"in_reply_to_tweet_id:" takes a post id (1 to 19 digits, at most 9223372036854775807); got "x"`},
+		{q: "source:", pos: 7, reason: `"source:" needs a value: the name of the app a post was made with`},
+	})
+}
+
+func TestCheckSearch(t *testing.T) {
+	t.Parallel()
+	cases := map[string]string{ // query -> the operator named, "" when accepted
+		"a has:media is:reply -is:retweet": "",
+		"a has:hashtags":                   `"has:hashtags"`,
+		"a -is:nullcast":                   `"is:nullcast"`,
+		"(a OR b is:verified) c":           `"is:verified"`,
+		"a OR place:x":                     `"place:"`,
+		"a sample:5":                       `"sample:"`,
+		"source:web":                       `"source:"`,
+		"url_contains:x":                   `"url_contains:"`,
+		"retweets_of:jack":                 `"retweets_of:"`,
+		"retweets_of_tweet_id:1":           `"retweets_of_tweet_id:"`,
+		"in_reply_to_tweet_id:1":           `"in_reply_to_tweet_id:"`,
+	}
+	for q, want := range cases {
+		parsed, err := sq.Parse(q)
+		if err != nil {
+			t.Fatalf("Parse(%q): %v", q, err)
+		}
+		err = sq.CheckSearch(parsed)
+		var qe *sq.Error
+		switch {
+		case want == "" && err != nil:
+			t.Errorf("CheckSearch(%q) = %v, want nil", q, err)
+		case want != "" && (!errors.As(err, &qe) || !strings.Contains(qe.Reason, want) || !strings.Contains(qe.Reason, "not supported by Aviary's search")):
+			t.Errorf("CheckSearch(%q) = %v, want a refusal naming %s", q, err, want)
+		}
+	}
 }
 
 func TestParseUnknownOperators(t *testing.T) {
@@ -369,9 +427,9 @@ func TestParseUnknownOperators(t *testing.T) {
 		{q: "re: meeting", pos: 0, reason: `unknown operator "re:"`},
 		{q: "https:", pos: 0, reason: `unknown operator "https:"`},
 		{q: "a -foo_bar:1", pos: 3, reason: `unknown operator "foo_bar:"`},
-		{q: "place:seattle", pos: 0, reason: `operator "place:" is not supported`},
+		{q: "min_followers:10", pos: 0, reason: `operator "min_followers:" is not supported`},
 		{q: "x place_country:US", pos: 2, reason: `operator "place_country:" is not supported`},
-		{q: "retweets_of:jack", pos: 0, reason: `operator "retweets_of:" is not supported`},
+		{q: "followers_count:10..20", pos: 0, reason: `operator "followers_count:" is not supported`},
 		{q: "context:10.1", pos: 0, reason: `operator "context:" is not supported`},
 	})
 }

@@ -34,7 +34,7 @@ func (e *Error) Error() string { return e.Reason }
 
 // conjunctionRequired are the operators a rule may use only beside a
 // standalone clause (the platform's conjunction-required operators).
-var conjunctionRequired = map[string]bool{sq.OpIs: true, sq.OpHas: true, sq.OpLang: true}
+var conjunctionRequired = map[string]bool{sq.OpIs: true, sq.OpHas: true, sq.OpLang: true, sq.OpSample: true}
 
 // notOnStream are operators of the search language the stream lacks.
 var notOnStream = map[string]bool{sq.OpMinLikes: true, sq.OpMinReplies: true, sq.OpMinReposts: true}
@@ -71,7 +71,7 @@ func parse(value string, maxLength int) (*sq.Query, error) {
 	}
 	if !standalone(q.Root) {
 		return nil, &Error{Kind: Noncompliant, Reason: "Rules must contain at least one standalone clause that is not negated: " +
-			"is:, has: and lang: may only be used together with one (in each alternative of an OR)"}
+			"is:, has:, lang: and sample: may only be used together with one (in each alternative of an OR)"}
 	}
 	return q, nil
 }
@@ -88,8 +88,14 @@ func compliant(n sq.Node) error {
 		case *sq.And, *sq.Or:
 			return &Error{Kind: Noncompliant, Reason: fmt.Sprintf("Negated groups are not allowed: %s; negate each clause instead", n.String())}
 		}
+		if o, ok := n.Child.(*sq.Operator); ok && o.Name == sq.OpIs && o.Value == sq.IsNullcast {
+			return nil
+		}
 		return compliant(n.Child)
 	case *sq.Operator:
+		if n.Name == sq.OpIs && n.Value == sq.IsNullcast {
+			return &Error{Kind: Noncompliant, Reason: `The operator "is:nullcast" must be negated: -is:nullcast`}
+		}
 		if notOnStream[n.Name] {
 			return &Error{Kind: Noncompliant, Reason: fmt.Sprintf("The operator %q is not available on the filtered stream", n.Name+":")}
 		}

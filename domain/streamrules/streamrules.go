@@ -298,6 +298,26 @@ func operator(o *sq.Operator) matcher {
 		return isOperator(o.Value)
 	case sq.OpHas:
 		return hasOperator(o.Value)
+	case sq.OpInReplyToTweetID:
+		id := o.Number
+		return predM(func(v *view) bool { return v.p.InReplyToPostID == id })
+	case sq.OpRetweetsOfTweetID:
+		id := o.Number
+		return predM(func(v *view) bool { return v.p.RepostOfID == id })
+	case sq.OpRetweetsOf:
+		name := strings.ToLower(o.Value)
+		return predM(func(v *view) bool { return v.p.RepostOfID != 0 && strings.EqualFold(v.p.RepostOfUsername, name) })
+	case sq.OpSample:
+		percent := uint64(o.Number)
+		return predM(func(v *view) bool { return sampleBucket(v.p.ID) < percent })
+	case sq.OpSource:
+		name := o.Value
+		return predM(func(v *view) bool { return v.p.Source != "" && strings.EqualFold(v.p.Source, name) })
+	case sq.OpURLContains:
+		return urlContains(o.Value)
+	case sq.OpPlace:
+		id := o.Value
+		return predM(func(v *view) bool { return v.p.PlaceID != "" && strings.EqualFold(v.p.PlaceID, id) })
 	}
 	return neverM{} // operators the stream lacks: Check refuses them
 }
@@ -314,6 +334,10 @@ func isOperator(value string) matcher {
 		return predM(func(v *view) bool { return v.p.QuoteOfID != 0 })
 	case sq.IsRetweet:
 		return predM(func(v *view) bool { return v.p.RepostOfID != 0 })
+	case sq.IsVerified:
+		return predM(func(v *view) bool { return v.p.AuthorVerified })
+	case sq.IsNullcast:
+		return neverM{} // Aviary has no nullcast (promoted-only) posts
 	}
 	return neverM{}
 }
@@ -326,6 +350,44 @@ func hasOperator(value string) matcher {
 		return predM(func(v *view) bool { return len(v.p.URLTerms) > 0 })
 	case sq.HasMentions:
 		return predM(func(v *view) bool { return len(v.p.Mentions) > 0 })
+	case sq.HasHashtags:
+		return predM(func(v *view) bool { return len(v.p.Hashtags) > 0 })
+	case sq.HasCashtags:
+		return predM(func(v *view) bool { return len(v.p.Cashtags) > 0 })
+	case sq.HasImages:
+		return predM(func(v *view) bool { return slices.Contains(v.p.MediaKinds, "photo") })
+	case sq.HasVideoLink:
+		return predM(func(v *view) bool { return slices.Contains(v.p.MediaKinds, "video") })
+	case sq.HasGeo:
+		return predM(func(v *view) bool { return v.p.PlaceID != "" })
 	}
 	return neverM{}
+}
+
+// urlContains matches a post one of whose url: terms (the post's or the
+// quoted post's) holds value, any case: the platform's literal match on a
+// URL's content.
+func urlContains(value string) matcher {
+	part := strings.ToLower(value)
+	return predM(func(v *view) bool {
+		for _, t := range v.urlTerms {
+			if strings.Contains(strings.ToLower(t), part) {
+				return true
+			}
+		}
+		return false
+	})
+}
+
+// sampleBucket is post id's bucket, 0 to 99, for sample:N (bucket < N):
+// a fixed mix of the id, so a rule's sample is deterministic and the
+// samples of N and M > N nest.
+func sampleBucket(id int64) uint64 {
+	x := uint64(id)
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	x ^= x >> 31
+	return x % 100
 }

@@ -35,7 +35,24 @@ func TestCheck(t *testing.T) {
 		{long + "c", streamrules.Noncompliant},
 		{"has:media", streamrules.Noncompliant},
 		{"has:links OR is:retweet", streamrules.Noncompliant},
-		{"#meme OR has:images", streamrules.Invalid}, // has:images is no value the language takes
+		{"#meme OR has:images", streamrules.Noncompliant},
+		{"#meme has:images has:video_link has:geo has:hashtags has:cashtags", 0},
+		{"#nowplaying is:verified -is:nullcast", 0},
+		{`"mobile games" is:nullcast`, streamrules.Noncompliant}, // must be negated
+		{"-is:nullcast", streamrules.Invalid},                    // no positive clause
+		{"is:verified -is:nullcast", streamrules.Noncompliant},
+		{"#nowplaying @spotify sample:15", 0},
+		{"sample:15", streamrules.Noncompliant},
+		{"a sample:0", streamrules.Invalid},
+		{"retweets_of:XDevelopers", 0},
+		{"retweets_of_tweet_id:1539382664746020864", 0},
+		{"in_reply_to_tweet_id:1539382664746020864", 0},
+		{`source:"X for iPhone"`, 0},
+		{"url_contains:photos", 0},
+		{`place:"new york city" OR place:seattle`, 0},
+		{"min_followers:1000", streamrules.Invalid},
+		{"a followers_count:1000..10000", streamrules.Invalid},
+		{"bio:developer", streamrules.Invalid},
 		{"#meme OR has:media", streamrules.Noncompliant},
 		{"lang:en is:reply", streamrules.Noncompliant},
 		{"skiing -(snow OR day OR noschool)", streamrules.Noncompliant},
@@ -45,7 +62,7 @@ func TestCheck(t *testing.T) {
 		{"cat OR -dog", streamrules.Invalid},
 		{"(cat", streamrules.Invalid},
 		{"foo:bar", streamrules.Invalid},
-		{"place:seattle", streamrules.Invalid},
+		{"place_country:US", streamrules.Invalid},
 		{"", streamrules.Invalid},
 		{"ok \xff", streamrules.Invalid},
 	}
@@ -189,7 +206,9 @@ func TestMatchOrdersHitsByAppThenRule(t *testing.T) {
 //	go test -run='^$' -fuzz=FuzzCheck -fuzztime=200000x ./domain/streamrules
 func FuzzCheck(f *testing.F) {
 	for _, s := range []string{"cat", `"snow day" -x`, "has:media", "a OR (b -c) #d @e $F url:x.y lang:en is:reply has:links",
-		"-(a b) c", "from:x OR to:y", "conversation_id:1", "(😃 OR 😡) 😬", "min_likes:1 a", "\xff", ""} {
+		"-(a b) c", "from:x OR to:y", "conversation_id:1", "(😃 OR 😡) 😬", "min_likes:1 a", "\xff", "",
+		"a has:images has:geo is:verified -is:nullcast sample:50 source:web url_contains:x place:p retweets_of:y",
+		"in_reply_to_tweet_id:1 OR retweets_of_tweet_id:2"} {
 		f.Add(s, "snow day 😃 café")
 	}
 	f.Fuzz(func(t *testing.T, rule, text string) {

@@ -229,19 +229,27 @@ func (db *DB) ListenEvents(ctx context.Context) (wait func(ctx context.Context) 
 // postCreated is the post.create event of post p (as stored, its id and
 // time set) with its search terms, made with app p.AppID by p.AuthorID;
 // editOf is the version p follows (0: none). The author's username and
-// the replied-to author's are read in tx.
+// verified flag, the replied-to and reposted authors' usernames and the
+// media kinds are read in tx.
 func postCreated(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.PostTerms, editOf int64) (newEvent, error) {
-	var author, replyTo string
+	var author, replyTo, repostOf string
+	var verified bool
+	var kinds []string
 	err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT username FROM users WHERE id = $1), ''),
-		COALESCE((SELECT username FROM users WHERE id = $2), '')`, p.AuthorID, p.InReplyToUserID).Scan(&author, &replyTo)
+		COALESCE((SELECT verified FROM users WHERE id = $1), false),
+		COALESCE((SELECT username FROM users WHERE id = $2), ''),
+		COALESCE((SELECT u.username FROM posts r JOIN users u ON u.id = r.author_id WHERE r.id = $3), ''),
+		ARRAY(SELECT m.kind FROM unnest($4::bigint[]) WITH ORDINALITY AS a(id, n) JOIN media m ON m.id = a.id ORDER BY a.n)`,
+		p.AuthorID, p.InReplyToUserID, p.RepostOfID, p.MediaIDs).Scan(&author, &verified, &replyTo, &repostOf, &kinds)
 	if err != nil {
-		return newEvent{}, fmt.Errorf("read usernames for the event of post %d: %w", p.ID, err)
+		return newEvent{}, fmt.Errorf("read the users and media of the event of post %d: %w", p.ID, err)
 	}
 	payload := events.Post{ID: p.ID, AuthorID: p.AuthorID, AuthorUsername: author, AppID: p.AppID, Text: p.Text,
 		Lang: p.Lang, ConversationID: p.ConversationID, InReplyToPostID: p.InReplyToPostID,
 		InReplyToUserID: p.InReplyToUserID, InReplyToUsername: replyTo, QuoteOfID: p.QuoteOfID,
 		RepostOfID: p.RepostOfID, EditOfID: editOf, MediaCount: len(p.MediaIDs), Mentions: terms.Mentions, Hashtags: terms.Hashtags,
-		Cashtags: terms.Cashtags, URLTerms: terms.URLTerms, CreatedAt: p.CreatedAt}
+		Cashtags: terms.Cashtags, URLTerms: terms.URLTerms, CreatedAt: p.CreatedAt,
+		AuthorVerified: verified, Source: p.Source, PlaceID: p.PlaceID, MediaKinds: kinds, RepostOfUsername: repostOf}
 	if p.QuoteOfID != 0 {
 		if payload.Quoted, err = quotedContent(ctx, tx, p.QuoteOfID); err != nil {
 			return newEvent{}, fmt.Errorf("read the quoted post for the event of post %d: %w", p.ID, err)

@@ -125,7 +125,8 @@ var granularities = map[string]struct {
 }
 
 // errSearch marks a search the caller built wrong (not a query the
-// language refuses: the API checks those with searchquery.Parse).
+// language refuses: the API checks those with searchquery.Parse and
+// CheckSearch, which also refuses the stream-only operators).
 var errSearch = errors.New("invalid search")
 
 // searchPostsSQL compiles s to one statement and its arguments. The rows
