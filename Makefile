@@ -124,6 +124,10 @@ run: deps build
 	echo "== Try it: create a compliance job =="; \
 	if [ -z "$$bearer" ]; then echo "  (could not read bearer_token from $$f)"; fi; \
 	echo "  curl -s -X POST $$url/2/compliance/jobs -H \"Authorization: Bearer $$bearer\" -H 'Content-Type: application/json' -d '{\"type\":\"tweets\",\"name\":\"demo\"}'"; \
+	echo; \
+	echo "== Try it: a filtered stream (add a rule, hold the stream; posts matching it arrive as they are made) =="; \
+	echo "  curl -s -X POST $$url/2/tweets/search/stream/rules -H \"Authorization: Bearer $$bearer\" -H 'Content-Type: application/json' -d '{\"add\":[{\"value\":\"hello\",\"tag\":\"demo\"}]}'"; \
+	echo "  curl -sN $$url/2/tweets/search/stream -H \"Authorization: Bearer $$bearer\""; \
 	echo
 	exec env $(RUN_ENV) $(AVIARY_BIN) dev
 
