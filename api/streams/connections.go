@@ -11,6 +11,7 @@ import (
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/events/bus"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
 )
 
 // connectionFields are the fields of a Connection object.
@@ -82,7 +83,7 @@ func (m *Module) listConnections(w http.ResponseWriter, r *http.Request) error {
 		Limit:     q.Int("max_results", 1, 100, 10),
 	}
 	if tok, ok := q.String("pagination_token"); ok {
-		if !isUUID(tok) {
+		if !ids.IsUUID(tok) {
 			q.Fail("pagination_token", "The `pagination_token` query parameter value ["+tok+"] is not a token this endpoint gave out", tok)
 		}
 		lq.After = strings.ToLower(tok)
@@ -224,23 +225,4 @@ func joinQuoted(list []string) string {
 		out += s
 	}
 	return out + "]"
-}
-
-// isUUID reports whether s has the form of a UUID (8-4-4-4-12 hex digits),
-// the form of the connection ids (and so of the page tokens) given out.
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
-			return false
-		}
-	}
-	return true
 }

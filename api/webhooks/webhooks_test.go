@@ -17,6 +17,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/internal/outbound/outboundtest"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
@@ -247,9 +248,9 @@ func TestWebhookURLRule(t *testing.T) {
 // targets see no connection.
 func TestWebhookSSRF(t *testing.T) {
 	t.Parallel()
-	v4 := countingListener(t, "tcp", "127.0.0.1:0")
-	v6 := countingListener(t, "tcp6", "[::1]:0")
-	_, p4, _ := net.SplitHostPort(v4.ln.Addr().String())
+	v4 := outboundtest.Listen(t, "tcp", "127.0.0.1:0")
+	v6 := outboundtest.Listen(t, "tcp6", "[::1]:0")
+	_, p4, _ := net.SplitHostPort(v4.Addr())
 	// The URL rule lets every host and port of these through; the guarded
 	// client has no allow-list.
 	rule := "127.0.0.1:*,localhost:*,[::ffff:127.0.0.1]:*,10.0.0.1:*,172.16.0.1:*,192.168.1.1:*,169.254.169.254:*,[fd00::1]:*,[fd00:ec2::254]:*,[fe80::1]:*"
@@ -265,7 +266,7 @@ func TestWebhookSSRF(t *testing.T) {
 		"http://169.254.169.254/latest/meta-data/", "http://[fd00:ec2::254]/", "http://[fd00::1]/hook", "http://[fe80::1]/hook",
 	}
 	if v6 != nil {
-		_, p6, _ := net.SplitHostPort(v6.ln.Addr().String())
+		_, p6, _ := net.SplitHostPort(v6.Addr())
 		urls = append(urls, "http://[::1]:"+p6+"/hook")
 	}
 	for _, url := range urls {
@@ -277,54 +278,27 @@ func TestWebhookSSRF(t *testing.T) {
 			}
 		})
 	}
-	if n := v4.accepted.Load(); n != 0 {
+	if n := v4.Accepted(); n != 0 {
 		t.Fatalf("the loopback target accepted %d connections", n)
 	}
-	if v6 != nil && v6.accepted.Load() != 0 {
-		t.Fatalf("the [::1] target accepted %d connections", v6.accepted.Load())
+	if v6 != nil && v6.Accepted() != 0 {
+		t.Fatalf("the [::1] target accepted %d connections", v6.Accepted())
 	}
-}
-
-type counting struct {
-	ln       net.Listener
-	accepted atomic.Int64
-}
-
-// countingListener counts the connections to addr (nil when the network
-// is not available).
-func countingListener(t *testing.T, network, addr string) *counting {
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		return nil
-	}
-	c := &counting{ln: ln}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.accepted.Add(1)
-			conn.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return c
 }
 
 // TestWebhookRedirectInward: a receiver the guard may reach that redirects
 // to loopback fails the CRC; the redirect target sees no connection.
 func TestWebhookRedirectInward(t *testing.T) {
 	t.Parallel()
-	target := countingListener(t, "tcp", "127.0.0.1:0")
+	target := outboundtest.Listen(t, "tcp", "127.0.0.1:0")
 	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "http://"+target.ln.Addr().String()+"/hook?"+r.URL.RawQuery, http.StatusFound)
+		http.Redirect(w, r, "http://"+target.Addr()+"/hook?"+r.URL.RawQuery, http.StatusFound)
 	}))
 	t.Cleanup(redirector.Close)
 	allow := redirector.Listener.Addr().String()
 	b := setup(t, allow, allow, 1)
 	wantFailure(t, register(t, b, b.Bearer, redirector.URL+"/hook"), webhooks.ReasonCRC)
-	if n := target.accepted.Load(); n != 0 {
+	if n := target.Accepted(); n != 0 {
 		t.Fatalf("the redirect target accepted %d connections", n)
 	}
 }

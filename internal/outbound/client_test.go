@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aviary-dev/aviary/internal/outbound/outboundtest"
 )
 
 // TestFetchRefusesNonPublicAddresses: without the allow-list, image links
@@ -20,8 +22,8 @@ import (
 // sees no connection.
 func TestFetchRefusesNonPublicAddresses(t *testing.T) {
 	t.Parallel()
-	target := listenCounting(t, "tcp", "127.0.0.1:0")
-	port := target.port()
+	target := outboundtest.MustListen(t, "tcp", "127.0.0.1:0")
+	port := target.Port()
 	redirector, allow := allowServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Query().Get("to"), http.StatusFound)
 	}))
@@ -60,7 +62,7 @@ func TestFetchRefusesNonPublicAddresses(t *testing.T) {
 			}
 		})
 	}
-	if n := target.accepted.Load(); n != 0 {
+	if n := target.Accepted(); n != 0 {
 		t.Fatalf("the loopback target accepted %d connections, want none", n)
 	}
 }
@@ -68,14 +70,14 @@ func TestFetchRefusesNonPublicAddresses(t *testing.T) {
 // TestFetchRefusesIPv6Loopback: [::1] is refused before connecting.
 func TestFetchRefusesIPv6Loopback(t *testing.T) {
 	t.Parallel()
-	target := listenCounting(t, "tcp6", "[::1]:0")
+	target := outboundtest.MustListen(t, "tcp6", "[::1]:0")
 	f := New(Config{})
-	_, err := f.Open(t.Context(), "http://[::1]:"+target.port()+"/a.png", nil)
+	_, err := f.Open(t.Context(), "http://[::1]:"+target.Port()+"/a.png", nil)
 	var refused *RefusedAddressError
 	if !errors.As(err, &refused) {
 		t.Fatalf("fetch [::1]: %v, want a refused address", err)
 	}
-	if n := target.accepted.Load(); n != 0 {
+	if n := target.Accepted(); n != 0 {
 		t.Fatalf("the [::1] target accepted %d connections, want none", n)
 	}
 }
@@ -91,7 +93,7 @@ func TestFetchAllowList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := listenCounting(t, "tcp", "127.0.0.1:0")
+	other := outboundtest.MustListen(t, "tcp", "127.0.0.1:0")
 	tests := []struct {
 		name  string
 		allow AllowList
@@ -100,7 +102,7 @@ func TestFetchAllowList(t *testing.T) {
 	}{
 		{"listed address", allow, srv.URL + "/a.png", true},
 		{"listed name", byName, "http://localhost:" + p + "/a.png", true},
-		{"unlisted port", allow, "http://127.0.0.1:" + other.port() + "/a.png", false},
+		{"unlisted port", allow, "http://127.0.0.1:" + other.Port() + "/a.png", false},
 		{"no allow-list", nil, srv.URL + "/a.png", false},
 	}
 	for _, tt := range tests {
@@ -124,7 +126,7 @@ func TestFetchAllowList(t *testing.T) {
 			}
 		})
 	}
-	if n := other.accepted.Load(); n != 0 {
+	if n := other.Accepted(); n != 0 {
 		t.Fatalf("the unlisted port accepted %d connections", n)
 	}
 }

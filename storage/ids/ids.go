@@ -38,3 +38,22 @@ func Token(n int) (string, error) {
 	}
 	return string(out), nil
 }
+
+// IsUUID reports whether s has the form of a UUID: 8-4-4-4-12 hex digits,
+// either case (the streaming connection ids).
+func IsUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i, c := range s {
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
+			return false
+		}
+	}
+	return true
+}

@@ -45,3 +45,24 @@ func TestToken(t *testing.T) {
 		seen[tok] = true
 	}
 }
+
+func TestIsUUID(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		want bool
+	}{
+		{"6f1c2b3a-0d4e-4f5a-9b8c-7d6e5f4a3b2c", true},
+		{"6F1C2B3A-0D4E-4F5A-9B8C-7D6E5F4A3B2C", true},
+		{"", false},
+		{"1", false},
+		{"6f1c2b3a0d4e4f5a9b8c7d6e5f4a3b2c", false},     // no dashes
+		{"6f1c2b3a-0d4e-4f5a-9b8c-7d6e5f4a3b2g", false}, // not hex
+		{"6f1c2b3a-0d4e-4f5a-9b8c_7d6e5f4a3b2c", false}, // wrong separator
+		{"' OR 1=1 --                         ", false},
+		{"6f1c2b3a-0d4e-4f5a-9b8c-7d6e5f4a3b2c ", false},
+	} {
+		if got := IsUUID(tc.s); got != tc.want {
+			t.Errorf("IsUUID(%q) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/ids"
 )
 
 // streamConnectionsLock is the class of the per-app advisory lock that
@@ -74,19 +75,19 @@ func (db *DB) CloseStreamConnection(ctx context.Context, id, reason string) erro
 // storage.DisconnectHeartbeat when the row is no longer open (its
 // heartbeats lapsed and another replica closed it, or it is unknown). It
 // also closes every stale row (heartbeat_lost), whichever replica held it.
-func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) (map[string]string, error) {
+func (db *DB) HeartbeatStreamConnections(ctx context.Context, connIDs []string) (map[string]string, error) {
 	if _, err := db.pool.Exec(ctx, `UPDATE stream_connections c SET disconnected_at = c.heartbeat_at, disconnect_reason = $1
 		WHERE c.disconnected_at IS NULL AND c.heartbeat_at <= clock_timestamp() - interval '30 seconds'`, storage.DisconnectHeartbeat); err != nil {
 		return nil, wrap("close stale stream connections", err)
 	}
-	if len(ids) == 0 {
+	if len(connIDs) == 0 {
 		return nil, nil
 	}
 	// The ids are matched as uuids, by the primary key: a text comparison
 	// (c.id::text) scans every open row per id under the generic plan.
-	valid := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if isUUID(id) {
+	valid := make([]string, 0, len(connIDs))
+	for _, id := range connIDs {
+		if ids.IsUUID(id) {
 			valid = append(valid, id)
 		}
 	}
@@ -107,7 +108,7 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) (map
 		return nil, wrap("renew stream connections", err)
 	}
 	end := map[string]string{}
-	for _, id := range ids {
+	for _, id := range connIDs {
 		switch terminate, ok := renewed[strings.ToLower(id)]; {
 		case !ok:
 			end[id] = storage.DisconnectHeartbeat
@@ -116,24 +117,6 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, ids []string) (map
 		}
 	}
 	return end, nil
-}
-
-// isUUID reports whether s has the form of a UUID (8-4-4-4-12 hex digits).
-func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i, c := range s {
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'):
-			return false
-		}
-	}
-	return true
 }
 
 // RequestStreamTermination marks the open connections t selects for

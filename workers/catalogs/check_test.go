@@ -2,6 +2,7 @@ package catalogs
 
 import (
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/internal/outbound/outboundtest"
 	"net/http"
 	"strconv"
 	"strings"
@@ -51,9 +52,9 @@ func TestCheck(t *testing.T) {
 	t.Parallel()
 	base, allow := imageServer(t)
 	c := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 500 * time.Millisecond})}
-	closed := listenCounting(t, "tcp", "127.0.0.1:0")
-	closed.ln.Close()
-	allowClosed, _ := outbound.ParseAllowList("127.0.0.1:" + closed.port())
+	closed := outboundtest.MustListen(t, "tcp", "127.0.0.1:0")
+	closed.Close()
+	allowClosed, _ := outbound.ParseAllowList("127.0.0.1:" + closed.Port())
 	for k := range allowClosed {
 		allow[k] = true
 	}
@@ -76,7 +77,7 @@ func TestCheck(t *testing.T) {
 		{"/stall-headers", RuleTimeout},
 		{"/stall-body", RuleTimeout},
 		{"/missing", RuleUnreachable},
-		{"http://127.0.0.1:" + closed.port() + "/ok.png", RuleUnreachable},
+		{"http://127.0.0.1:" + closed.Port() + "/ok.png", RuleUnreachable},
 		{"http://169.254.169.254/latest/meta-data/", RuleRefusedAddress},
 		{"ftp://example.com/a.png", RuleInvalidURL},
 	}
@@ -135,26 +136,26 @@ func BenchmarkImageChecks(b *testing.B) {
 // literal is refused as such (its address is the caller's own text).
 func TestCheckRefusedNameRevealsNothing(t *testing.T) {
 	t.Parallel()
-	inner := listenCounting(t, "tcp", "127.0.0.1:0")
-	closed := listenCounting(t, "tcp", "127.0.0.1:0")
-	closed.ln.Close()
-	allow, _ := outbound.ParseAllowList("127.0.0.1:" + closed.port())
+	inner := outboundtest.MustListen(t, "tcp", "127.0.0.1:0")
+	closed := outboundtest.MustListen(t, "tcp", "127.0.0.1:0")
+	closed.Close()
+	allow, _ := outbound.ParseAllowList("127.0.0.1:" + closed.Port())
 	c := &Checker{Fetcher: outbound.New(outbound.Config{Allow: allow, Timeout: 2 * time.Second})}
-	gone := c.Check(t.Context(), "http://127.0.0.1:"+closed.port()+"/ok.png")
-	named := c.Check(t.Context(), "http://localhost:"+inner.port()+"/ok.png")
+	gone := c.Check(t.Context(), "http://127.0.0.1:"+closed.Port()+"/ok.png")
+	named := c.Check(t.Context(), "http://localhost:"+inner.Port()+"/ok.png")
 	if named == nil || gone == nil || *named != *gone {
 		t.Fatalf("refused name: %v; unreachable server: %v; want the same failure", named, gone)
 	}
-	for _, leak := range []string{"127.0.0.1", "::1", inner.port(), "resolve"} {
+	for _, leak := range []string{"127.0.0.1", "::1", inner.Port(), "resolve"} {
 		if strings.Contains(named.Message, leak) {
 			t.Errorf("refused name's message %q reveals %q", named.Message, leak)
 		}
 	}
-	literal := c.Check(t.Context(), "http://127.0.0.1:"+inner.port()+"/ok.png")
-	if literal == nil || literal.Rule != RuleRefusedAddress || strings.Contains(literal.Message, inner.port()) {
+	literal := c.Check(t.Context(), "http://127.0.0.1:"+inner.Port()+"/ok.png")
+	if literal == nil || literal.Rule != RuleRefusedAddress || strings.Contains(literal.Message, inner.Port()) {
 		t.Errorf("IP literal: %v, want rule %s without the port", literal, RuleRefusedAddress)
 	}
-	if n := inner.accepted.Load(); n != 0 {
+	if n := inner.Accepted(); n != 0 {
 		t.Errorf("the refused address got %d connections", n)
 	}
 }

@@ -9,10 +9,8 @@ import (
 	"image/gif"
 	"image/jpeg"
 	"image/png"
-	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 
 	"golang.org/x/image/bmp"
@@ -62,39 +60,6 @@ func webpHeader(w, h int) []byte {
 	b = append(b, "VP8L"...)
 	b = binary.LittleEndian.AppendUint32(b, 5)
 	return append(b, chunk...)
-}
-
-// countingListener accepts and closes connections on addr, counting them:
-// the target a refused fetch must never reach.
-type countingListener struct {
-	ln       net.Listener
-	accepted atomic.Int64
-}
-
-func listenCounting(t *testing.T, network, addr string) *countingListener {
-	t.Helper()
-	ln, err := net.Listen(network, addr)
-	if err != nil {
-		t.Skipf("listen %s %s: %v", network, addr, err)
-	}
-	c := &countingListener{ln: ln}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.accepted.Add(1)
-			conn.Close()
-		}
-	}()
-	t.Cleanup(func() { ln.Close() })
-	return c
-}
-
-func (c *countingListener) port() string {
-	_, port, _ := net.SplitHostPort(c.ln.Addr().String())
-	return port
 }
 
 // allowServer starts h and returns it with an allow-list holding it.
