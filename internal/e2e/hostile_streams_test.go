@@ -18,7 +18,7 @@ import (
 func TestHostileStreamShutdown(t *testing.T) {
 	s := newStack(t, stackOptions{dev: true, driver: "local"})
 	r := s.do("POST", "/2/tweets/search/stream/rules", s.bearer(), map[string]any{"add": []map[string]any{{"value": "hostilekeyword", "tag": "h"}}})
-	if r.Status != 200 {
+	if r.Status != 201 { // created (docs/streams-rules.md)
 		t.Fatalf("add rule: %d %s", r.Status, r.Raw)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
