@@ -65,7 +65,8 @@ func reportRate(b *testing.B) {
 }
 
 // BenchmarkDispatcher: events per second through a Dispatcher (lease,
-// batches of 500, cursor commit per batch) to a sink that publishes every
+// batches of 500, the cursor committed at most every CommitEvery while
+// batches come full) to a sink that publishes every
 // event to a Redis stream through one pipeline per batch.
 func BenchmarkDispatcher(b *testing.B) {
 	db := benchLog(b)
