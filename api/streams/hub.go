@@ -376,15 +376,21 @@ func (h *Hub) apply(c bus.Control) {
 	if c.Kind != bus.Terminate {
 		return
 	}
-	for _, conn := range h.snapshot() {
+	for _, conn := range h.appConns(c.AppID) {
 		switch {
-		case conn.AppID != c.AppID:
 		case c.Endpoint != "" && conn.Endpoint != c.Endpoint:
 		case c.ConnectionIDs != nil && !slices.Contains(c.ConnectionIDs, conn.ID):
 		default:
 			conn.finish(storage.DisconnectTerminated)
 		}
 	}
+}
+
+// appConns lists the local streams of app.
+func (h *Hub) appConns(app int64) []*Conn {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Collect(maps.Values(h.byApp[app]))
 }
 
 // pollLoop renews the local streams' heartbeats every Poll and ends those
