@@ -26,6 +26,8 @@ const (
 	// QueueInsights keeps the keyword insights aggregates and the news
 	// stories (docs/insights.md, docs/news.md).
 	QueueInsights = "insights"
+	// QueueWebhooks runs webhook replay jobs (docs/webhooks.md).
+	QueueWebhooks = "webhooks"
 )
 
 // Queue is a queue's name and its default priority weight.
@@ -44,6 +46,7 @@ func Queues() []Queue {
 		{QueueDefault, 2},
 		{QueueInsights, 1},
 		{QueueMedia, 1},
+		{QueueWebhooks, 1},
 	}
 }
 

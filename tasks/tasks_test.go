@@ -13,7 +13,7 @@ func TestQueuesHaveWeights(t *testing.T) {
 		}
 		weights[q.Name] = q.Weight
 	}
-	for _, q := range []string{QueueDefault, QueueCompliance, QueueMedia, QueueAudiences, QueueCatalogs, QueueInsights} {
+	for _, q := range []string{QueueDefault, QueueCompliance, QueueMedia, QueueAudiences, QueueCatalogs, QueueInsights, QueueWebhooks} {
 		if weights[q] < 1 {
 			t.Errorf("queue %s has weight %d", q, weights[q])
 		}
@@ -21,8 +21,8 @@ func TestQueuesHaveWeights(t *testing.T) {
 			t.Errorf("IsQueue(%q) = false", q)
 		}
 	}
-	if len(weights) != 6 {
-		t.Errorf("Queues() lists %d queues, want the 6 Queue* constants: %v", len(weights), weights)
+	if len(weights) != 7 {
+		t.Errorf("Queues() lists %d queues, want the 7 Queue* constants: %v", len(weights), weights)
 	}
 	if IsQueue("nope") || IsQueue("") {
 		t.Error("IsQueue accepts a name that is no queue")

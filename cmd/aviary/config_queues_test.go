@@ -18,9 +18,9 @@ func TestWorkerQueues(t *testing.T) {
 		{in: "media", want: map[string]int{"media": 1}},
 		{in: " media = 4 ", want: map[string]int{"media": 4}},
 		{in: "compliance=3,default=2,media=1", want: map[string]int{"compliance": 3, "default": 2, "media": 1}},
-		{in: defaultQueues(), want: map[string]int{"audiences": 2, "catalogs": 1, "compliance": 3, "default": 2, "insights": 1, "media": 1}},
+		{in: defaultQueues(), want: map[string]int{"audiences": 2, "catalogs": 1, "compliance": 3, "default": 2, "insights": 1, "media": 1, "webhooks": 1}},
 		{in: "media=1,,", want: map[string]int{"media": 1}},
-		{in: "medai=1", wantErr: `queue "medai": unknown queue (known: audiences, catalogs, compliance, default, insights, media)`},
+		{in: "medai=1", wantErr: `queue "medai": unknown queue (known: audiences, catalogs, compliance, default, insights, media, webhooks)`},
 		{in: "media=0", wantErr: "weight must be a positive integer"},
 		{in: "media=x", wantErr: "weight must be a positive integer"},
 		{in: " , ", wantErr: "no queues configured"},
@@ -47,7 +47,7 @@ func TestWorkerQueues(t *testing.T) {
 // TestDefaultQueues: the default of AVIARY_WORKER_QUEUES (shown in the
 // help) names every queue with its weight, in name order.
 func TestDefaultQueues(t *testing.T) {
-	const want = "audiences=2,catalogs=1,compliance=3,default=2,insights=1,media=1"
+	const want = "audiences=2,catalogs=1,compliance=3,default=2,insights=1,media=1,webhooks=1"
 	if got := defaultQueues(); got != want {
 		t.Errorf("defaultQueues() = %q, want %q", got, want)
 	}
