@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -32,34 +33,14 @@ func checkQuery(rawQuery string, known map[string]bool, allowed []string) error 
 	return apierr.InvalidRequest(errs...)
 }
 
-// ObjectFields describes the fields of one response object type (a
-// compliance job, a post, a user, a media item) for its `<object>.fields`
-// parameter: the fields every response shows and the ones the parameter may
-// name. Declare one per object type, next to its renderer.
-type ObjectFields struct {
-	// Default are the fields shown without asking (the platform's default
-	// fields of the object).
-	Default []string
-	// Allowed are the fields the parameter may name, Default included.
-	Allowed []string
-}
+// ObjectFields describes the fields of one response object type for its
+// `<object>.fields` parameter (render.ObjectFields: the renderer both
+// tiers share declares them; features declare theirs the same way).
+type ObjectFields = render.ObjectFields
 
-// FieldSet is the set of fields a response object shows: its type's
-// default fields plus the ones a `<object>.fields` parameter added. Build
-// it with Fields or ObjectFields.With; the zero FieldSet shows no field.
-type FieldSet struct {
-	// The defaults (the ObjectFields' own slice, shared) and the fields
-	// added: an object type has a few dozen fields at most, so scanning
-	// two short slices costs no more than a map lookup and the set costs
-	// no allocation on every request.
-	defaults, added []string
-}
-
-// With returns the FieldSet of the default fields plus requested (which
-// it keeps: the caller must not change it afterwards).
-func (o ObjectFields) With(requested ...string) FieldSet {
-	return FieldSet{defaults: o.Default, added: requested}
-}
+// FieldSet is the set of fields a response object shows
+// (render.FieldSet).
+type FieldSet = render.FieldSet
 
 // Fields parses the comma-separated `param` (for example
 // "compliance_job.fields") against obj.Allowed and returns obj's default
@@ -78,9 +59,4 @@ func Fields(r *http.Request, param string, obj ObjectFields) (FieldSet, error) {
 		return FieldSet{}, err
 	}
 	return obj.With(items...), nil
-}
-
-// Has reports whether field is shown.
-func (s FieldSet) Has(field string) bool {
-	return slices.Contains(s.defaults, field) || slices.Contains(s.added, field)
 }

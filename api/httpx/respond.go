@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/validation"
 )
@@ -33,11 +34,12 @@ func WriteJSON(w http.ResponseWriter, status int, body any) error {
 	return nil
 }
 
-// TimeFormat is how the platform renders timestamps: UTC, milliseconds.
-const TimeFormat = "2006-01-02T15:04:05.000Z"
+// TimeFormat is how the platform renders timestamps: UTC, milliseconds
+// (render.TimeFormat, shared with the worker tier).
+const TimeFormat = render.TimeFormat
 
 // FormatTime renders t in TimeFormat.
-func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
+func FormatTime(t time.Time) string { return render.FormatTime(t) }
 
 // FormatID renders a core id as the API shows it (a decimal string).
 func FormatID(id int64) string { return ids.Format(id) }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -66,7 +66,7 @@ type singleResponse struct {
 // render shows stories with fields. Cluster posts the viewer may not see
 // (deleted since, or their author protected, suspended, deactivated or
 // deleted since) are left out.
-func (m *Module) render(ctx context.Context, list []storage.NewsStory, fields httpx.FieldSet, viewer objects.Viewer) ([]story, error) {
+func (m *Module) render(ctx context.Context, list []storage.NewsStory, fields httpx.FieldSet, viewer render.Viewer) ([]story, error) {
 	visible := map[int64]bool{}
 	if fields.Has("cluster_posts_results") {
 		var ids []int64
@@ -86,7 +86,7 @@ func (m *Module) render(ctx context.Context, list []storage.NewsStory, fields ht
 }
 
 // visiblePosts are the posts of ids viewer may see.
-func (m *Module) visiblePosts(ctx context.Context, ids []int64, viewer objects.Viewer) (map[int64]bool, error) {
+func (m *Module) visiblePosts(ctx context.Context, ids []int64, viewer render.Viewer) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	if len(ids) == 0 {
 		return out, nil
@@ -100,7 +100,7 @@ func (m *Module) visiblePosts(ctx context.Context, ids []int64, viewer objects.V
 		return nil, err
 	}
 	for id, v := range vis {
-		out[id] = v == objects.Visible
+		out[id] = v == render.Visible
 	}
 	return out, nil
 }

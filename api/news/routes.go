@@ -11,13 +11,14 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
 // Store is the record access of the news endpoints (storage/postgres.DB).
-// The objects store checks that cluster posts can still be shown.
+// The render store checks that cluster posts can still be shown.
 type Store interface {
-	objects.Store
+	render.Store
 	NewsStoryByID(ctx context.Context, id int64) (storage.NewsStory, error)
 	SearchNewsStories(ctx context.Context, q storage.NewsSearch) ([]storage.NewsStory, error)
 }
@@ -32,7 +33,7 @@ type Deps struct {
 // Module is the news feature.
 type Module struct {
 	Deps
-	hydrator *objects.Hydrator
+	hydrator *render.Hydrator
 }
 
 // New builds the module.
@@ -43,7 +44,7 @@ func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d, hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
 // Query parameters.

@@ -2,15 +2,15 @@ package objects
 
 import (
 	"errors"
+	"maps"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/render"
 )
 
 func TestParseTweetOptions(t *testing.T) {
@@ -22,8 +22,8 @@ func TestParseTweetOptions(t *testing.T) {
 	}{
 		{query: "", wantField: "edit_history_tweet_ids"},
 		{query: "tweet.fields=author_id,lang", wantField: "lang"},
-		{query: "expansions=referenced_posts,edit_history_post_ids", expand: []string{ExpandEditHistory, ExpandReferenced}},
-		{query: "expansions=geo.place_id", expand: []string{ExpandPlace}, wantField: "geo"},
+		{query: "expansions=referenced_posts,edit_history_post_ids", expand: []string{render.ExpandEditHistory, render.ExpandReferenced}},
+		{query: "expansions=geo.place_id", expand: []string{render.ExpandPlace}, wantField: "geo"},
 		{query: "expansions=article.cover_media", expand: nil},
 		{query: "tweet.fields=nope&expansions=author_id,nah&user.fields=", badParams: []string{"expansions", "tweet.fields", "user.fields"}},
 		{query: "tweet.fields=lang,lang", badParams: []string{"tweet.fields"}},
@@ -36,10 +36,10 @@ func TestParseTweetOptions(t *testing.T) {
 		{query: "post.fields=lang,lang&tweet.fields=lang", badParams: []string{"post.fields"}},
 		{query: "post.fields=secret&tweet.fields=hidden", badParams: []string{"post.fields", "tweet.fields"}},
 		// An expansion shows its link in the post.
-		{query: "expansions=author_id", expand: []string{ExpandAuthor}, wantField: "author_id"},
-		{query: "expansions=referenced_tweets.id.author_id", expand: []string{ExpandReferencedUsers}, wantField: "referenced_tweets,author_id"},
-		{query: "expansions=attachments.media_keys,in_reply_to_user_id", expand: []string{ExpandMedia, ExpandReplyUser}, wantField: "attachments,in_reply_to_user_id"},
-		{query: "expansions=entities.mentions.username", expand: []string{ExpandMentions}, wantField: linkMentions},
+		{query: "expansions=author_id", expand: []string{render.ExpandAuthor}, wantField: "author_id"},
+		{query: "expansions=referenced_tweets.id.author_id", expand: []string{render.ExpandReferencedUsers}, wantField: "referenced_tweets,author_id"},
+		{query: "expansions=attachments.media_keys,in_reply_to_user_id", expand: []string{render.ExpandMedia, render.ExpandReplyUser}, wantField: "attachments,in_reply_to_user_id"},
+		{query: "expansions=entities.mentions.username", expand: []string{render.ExpandMentions}, wantField: "entities.mentions"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.query, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestParseTweetOptions(t *testing.T) {
 // TestParseOptionsNamesTheParameterSent: a bad post.fields value is
 // reported under post.fields, in the message and the parameters echoed.
 func TestParseOptionsNamesTheParameterSent(t *testing.T) {
-	for _, param := range []string{TweetFieldsParam, PostFieldsParam} {
+	for _, param := range []string{render.TweetFieldsParam, render.PostFieldsParam} {
 		_, err := ParseTweetOptions(httptest.NewRequest("GET", "/2/tweets?"+param+"=author_id,secret", nil))
 		var e *apierr.Error
 		if !errorsAs(err, &e) || len(e.Params) != 1 {
@@ -108,67 +108,49 @@ func TestParseOptionsNamesTheParameterSent(t *testing.T) {
 
 func errorsAs(err error, target **apierr.Error) bool { return errors.As(err, target) }
 
-func TestEditControls(t *testing.T) {
-	now := time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
-	root := (now.Add(-20*time.Minute).UnixMilli() - ids.Epoch) << 22
-	tests := []struct {
-		name          string
-		post          storage.Post
-		eligible      bool
-		remaining     int64
-		editableUntil time.Time
-	}{
-		{"fresh", storage.Post{ID: 1, CreatedAt: now.Add(-time.Minute)}, true, 5, now.Add(59 * time.Minute)},
-		{"window closed", storage.Post{ID: 1, CreatedAt: now.Add(-2 * time.Hour)}, false, 5, now.Add(-time.Hour)},
-		{"edited twice", storage.Post{ID: root + 2, EditHistory: []int64{root, root + 1, root + 2}, CreatedAt: now}, true, 3, now.Add(40 * time.Minute)},
-		{"five edits", storage.Post{ID: root + 5, EditHistory: []int64{root, root + 1, root + 2, root + 3, root + 4, root + 5}, CreatedAt: now}, false, 0, now.Add(40 * time.Minute)},
-		{"superseded", storage.Post{ID: root, EditHistory: []int64{root, root + 1}, SupersededAt: &now, CreatedAt: now.Add(-20 * time.Minute)}, false, 4, now.Add(40 * time.Minute)},
-		{"repost", storage.Post{ID: 1, RepostOfID: 2, CreatedAt: now}, false, 5, now.Add(time.Hour)},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			c := editControls(tc.post, now)
-			if c.IsEditEligible != tc.eligible || c.EditsRemaining != tc.remaining || c.EditableUntil != tc.editableUntil.Format("2006-01-02T15:04:05.000Z") {
-				t.Errorf("got %+v, want eligible %v, remaining %d, until %s", c, tc.eligible, tc.remaining, tc.editableUntil)
+// TestStoredQueryReadsAsTheRequest: the canonical query a webhook stream
+// link stores reads back (render.ParseTweetQuery, in the workers) into the
+// options ParseTweetOptions read from the request, so the link's posts
+// show what the stream with that request shows.
+func TestStoredQueryReadsAsTheRequest(t *testing.T) {
+	for _, query := range []string{
+		"",
+		"tweet.fields=lang,created_at&expansions=author_id,referenced_posts",
+		"user.fields=created_at&post.fields=source&tweet.fields=lang&media.fields=width&expansions=attachments.media_keys,entities.mentions.username",
+		"expansions=referenced_tweets.id.author_id,edit_history_post_ids,article.cover_media&poll.fields=options&place.fields=id",
+	} {
+		t.Run(query, func(t *testing.T) {
+			want, err := ParseTweetOptions(httptest.NewRequest("GET", "/2/tweets/search/stream?"+query, nil))
+			if err != nil {
+				t.Fatal(err)
+			}
+			values, err := url.ParseQuery(query)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := render.ParseTweetQuery(render.CanonicalQuery(values))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !maps.Equal(got.Expand, want.Expand) {
+				t.Errorf("expansions %v, want %v", got.Expand, want.Expand)
+			}
+			sets := []struct {
+				name      string
+				got, want render.FieldSet
+				all       []string
+			}{
+				{"tweet", got.Tweet, want.Tweet, slices.Concat(render.TweetFields.Allowed, []string{"entities.mentions"})},
+				{"user", got.User, want.User, render.UserFields.Allowed},
+				{"media", got.Media, want.Media, render.MediaFields.Allowed},
+			}
+			for _, s := range sets {
+				for _, f := range s.all {
+					if s.got.Has(f) != s.want.Has(f) {
+						t.Errorf("%s field %s: shown %v, want %v", s.name, f, s.got.Has(f), s.want.Has(f))
+					}
+				}
 			}
 		})
-	}
-}
-
-// TestRenderMentionLink: the entities.mentions.username expansion shows
-// the mentions, not the post's other entities.
-func TestRenderMentionLink(t *testing.T) {
-	p := storage.Post{ID: 10, Text: "@bo #go", Entities: storage.Entities{
-		Mentions: []storage.MentionEntity{{Start: 0, End: 3, Username: "bo", UserID: 4}},
-		Hashtags: []storage.TagEntity{{Start: 4, End: 7, Tag: "go"}}}}
-	got := renderTweet(p, tweetContext{fields: TweetFields.With(linkMentions)})
-	if got.Entities == nil || len(got.Entities.Mentions) != 1 || got.Entities.Mentions[0].ID != "4" || got.Entities.Hashtags != nil {
-		t.Errorf("entities = %+v, want the mention only", got.Entities)
-	}
-	if plain := renderTweet(storage.Post{ID: 11, Text: "#go", Entities: storage.Entities{Hashtags: p.Entities.Hashtags}},
-		tweetContext{fields: TweetFields.With(linkMentions)}); plain.Entities != nil {
-		t.Errorf("a post without mentions shows entities %+v", plain.Entities)
-	}
-}
-
-func TestRenderTweetShowsOnlyAskedFields(t *testing.T) {
-	p := storage.Post{ID: 10, AuthorID: 7, Text: "hi #go", Lang: "en", ConversationID: 9, InReplyToPostID: 9, InReplyToUserID: 8,
-		QuoteOfID: 3, MediaIDs: []int64{5, 6}, Metrics: storage.PostMetrics{Likes: 2, Reposts: 1},
-		Entities: storage.Entities{Hashtags: []storage.TagEntity{{Start: 3, End: 6, Tag: "go"}}}, CreatedAt: time.Unix(0, 0)}
-	media := map[int64]storage.Media{5: {ID: 5, Key: "3_5", Kind: storage.MediaPhoto}}
-	plain := renderTweet(p, tweetContext{fields: TweetFields.With(), media: media})
-	if plain.AuthorID != "" || plain.Lang != "" || plain.PublicMetrics != nil || plain.Entities != nil || len(plain.EditHistoryTweetIDs) != 1 {
-		t.Errorf("defaults only: %+v", plain)
-	}
-	full := renderTweet(p, tweetContext{fields: TweetFields.With("author_id", "lang", "public_metrics", "entities", "referenced_tweets",
-		"attachments", "in_reply_to_user_id", "conversation_id"), media: media})
-	refs := make([]string, len(full.ReferencedTweets))
-	for i, r := range full.ReferencedTweets {
-		refs[i] = r.Type + ":" + r.ID
-	}
-	if full.AuthorID != "7" || full.Lang != "en" || full.PublicMetrics.LikeCount != 2 || full.PublicMetrics.RetweetCount != 1 ||
-		full.PublicMetrics.RepostCount != 1 || full.Entities.Hashtags[0].Tag != "go" || strings.Join(refs, ",") != "quoted:3,replied_to:9" ||
-		!slices.Equal(full.Attachments.MediaKeys, []string{"3_5"}) || full.InReplyToUserID != "8" || full.ConversationID != "9" {
-		t.Errorf("asked fields: %+v", full)
 	}
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/api/objects"
 	postops "github.com/aviary-dev/aviary/ops/posts"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/validation"
@@ -140,7 +140,7 @@ func (m *Module) livePost(ctx context.Context, param, raw string, viewer int64) 
 	if err != nil {
 		return storage.Post{}, err
 	}
-	if post.ID == 0 || objects.PostVisibility(post, author, objects.Viewer(viewer)) != objects.Visible || post.IsRepost() {
+	if post.ID == 0 || render.PostVisibility(post, author, render.Viewer(viewer)) != render.Visible || post.IsRepost() {
 		return storage.Post{}, httpx.Refuse(param, validation.Unseen("post", raw))
 	}
 	return post, nil
@@ -214,7 +214,7 @@ func (m *Module) mayEdit(ctx context.Context, p auth.Principal, previous, draft 
 		return refuse("replies to other users' posts are not editable")
 	case len(history)-1 >= storage.MaxEdits:
 		return refuse(fmt.Sprintf("it was edited %d times, the most allowed", storage.MaxEdits))
-	case !now.Before(objects.EditableUntil(previous)):
+	case !now.Before(render.EditableUntil(previous)):
 		return refuse(fmt.Sprintf("the edit window of %s after the first version closed", storage.EditWindow))
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -71,7 +72,7 @@ func lookupIDs(r *http.Request) ([]int64, error) {
 
 // visible loads the posts of list and splits them into those viewer may
 // see, in list order, and the errors of the others (naming param).
-func (m *Module) visible(ctx context.Context, list []int64, viewer objects.Viewer, param string) ([]storage.Post, []*apierr.Error, error) {
+func (m *Module) visible(ctx context.Context, list []int64, viewer render.Viewer, param string) ([]storage.Post, []*apierr.Error, error) {
 	found, err := m.Store.PostsByIDs(ctx, list)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load posts: %w", err)
@@ -88,11 +89,11 @@ func (m *Module) visible(ctx context.Context, list []int64, viewer objects.Viewe
 	var problems []*apierr.Error
 	for _, id := range list {
 		p, ok := byID[id]
-		v := objects.Gone
+		v := render.Gone
 		if ok {
 			v = vis[id]
 		}
-		if v != objects.Visible {
+		if v != render.Visible {
 			problems = append(problems, objects.PostError(id, v, param))
 			continue
 		}

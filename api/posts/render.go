@@ -1,6 +1,6 @@
 package posts
 
-import "github.com/aviary-dev/aviary/api/objects"
+import "github.com/aviary-dev/aviary/render"
 
 type createResponse struct {
 	Data createdPost `json:"data"`
@@ -23,16 +23,16 @@ type deleted struct {
 // lookupResponse answers GET /2/tweets; errors are partial ones (posts
 // that can not be shown), next to the ones that can.
 type lookupResponse struct {
-	Data     []objects.Tweet   `json:"data,omitempty"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-	Errors   []map[string]any  `json:"errors,omitempty"`
+	Data     []render.Tweet   `json:"data,omitempty"`
+	Includes *render.Includes `json:"includes,omitempty"`
+	Errors   []map[string]any `json:"errors,omitempty"`
 }
 
 // singleResponse answers GET /2/tweets/{id}.
 type singleResponse struct {
-	Data     *objects.Tweet    `json:"data,omitempty"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-	Errors   []map[string]any  `json:"errors,omitempty"`
+	Data     *render.Tweet    `json:"data,omitempty"`
+	Includes *render.Includes `json:"includes,omitempty"`
+	Errors   []map[string]any `json:"errors,omitempty"`
 }
 
 type likeResponse struct {

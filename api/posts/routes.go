@@ -11,6 +11,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -44,7 +45,7 @@ const (
 // Module is the posts feature.
 type Module struct {
 	Deps
-	Hydrator *objects.Hydrator
+	Hydrator *render.Hydrator
 }
 
 // New builds the module.
@@ -64,7 +65,7 @@ func New(d Deps) *Module {
 	if d.Validator != nil {
 		registerRules(d.Validator)
 	}
-	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
 // Routes lists the post endpoints.
@@ -92,14 +93,14 @@ func (m *Module) Routes() []httpx.Endpoint {
 			Pattern: "GET /2/tweets",
 			Auth:    auth.AppOrUser,
 			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
-			Query:   append([]string{"ids"}, objects.TweetParams...),
+			Query:   append([]string{"ids"}, render.TweetParams...),
 			Handle:  m.lookup,
 		},
 		{
 			Pattern: "GET /2/tweets/{id}",
 			Auth:    auth.AppOrUser,
 			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
-			Query:   objects.TweetParams,
+			Query:   render.TweetParams,
 			Handle:  m.lookupOne,
 		},
 		{

@@ -4,14 +4,14 @@ import (
 	"context"
 	"time"
 
-	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
 // Store is the record access the post endpoints need (storage/postgres.DB
 // satisfies it).
 type Store interface {
-	objects.Store
+	render.Store
 	CreatePost(ctx context.Context, p storage.Post) (storage.Post, error)
 	// EditPost stores p as the version after previousID; storage.ErrConflict
 	// when previousID may no longer be edited.

@@ -9,13 +9,13 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
 // Store is the record access search needs (storage/postgres.DB).
 type Store interface {
-	objects.Store
+	render.Store
 	SearchPosts(ctx context.Context, s storage.PostSearch) (storage.PostPage, error)
 	CountPosts(ctx context.Context, c storage.PostCount) ([]storage.CountBucket, error)
 }
@@ -29,7 +29,7 @@ type Deps struct {
 // Module is the search feature.
 type Module struct {
 	Deps
-	hydrator *objects.Hydrator
+	hydrator *render.Hydrator
 }
 
 // New builds the module.
@@ -37,7 +37,7 @@ func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d, hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
 // archive describes one of the two indexes: the last 7 days (recent) and
@@ -65,7 +65,7 @@ var (
 // searchParams and countParams are the endpoints' query parameters.
 var (
 	searchParams = append([]string{"query", "start_time", "end_time", "since_id", "until_id", "max_results",
-		"next_token", "pagination_token", "sort_order"}, objects.TweetParams...)
+		"next_token", "pagination_token", "sort_order"}, render.TweetParams...)
 	countParams = []string{"query", "start_time", "end_time", "since_id", "until_id", "granularity",
 		"next_token", "pagination_token", "search_count.fields"}
 )

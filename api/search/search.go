@@ -6,14 +6,15 @@ import (
 
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
 // searchResponse answers a search; meta is always there.
 type searchResponse struct {
-	Data     []objects.Tweet   `json:"data,omitempty"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-	Meta     searchMeta        `json:"meta"`
+	Data     []render.Tweet   `json:"data,omitempty"`
+	Includes *render.Includes `json:"includes,omitempty"`
+	Meta     searchMeta       `json:"meta"`
 }
 
 type searchMeta struct {
@@ -36,7 +37,7 @@ func (m *Module) searchHandler(a archive) httpx.HandlerFunc {
 		if err != nil {
 			return fmt.Errorf("search posts: %w", err)
 		}
-		res, err := m.hydrator.Tweets(r.Context(), page.Posts, opts, objects.Viewer(s.ViewerID))
+		res, err := m.hydrator.Tweets(r.Context(), page.Posts, opts, render.Viewer(s.ViewerID))
 		if err != nil {
 			return err
 		}
@@ -56,11 +57,11 @@ func (m *Module) searchHandler(a archive) httpx.HandlerFunc {
 
 // parseSearch reads a search request; every parameter problem is answered
 // at once.
-func (m *Module) parseSearch(r *http.Request, a archive) (storage.PostSearch, objects.Options, error) {
+func (m *Module) parseSearch(r *http.Request, a archive) (storage.PostSearch, render.Options, error) {
 	q := httpx.ReadQuery(r)
 	win, err := parseWindow(q, a, m.Clock().UTC())
 	if err != nil {
-		return storage.PostSearch{}, objects.Options{}, err
+		return storage.PostSearch{}, render.Options{}, err
 	}
 	s := storage.PostSearch{Query: win.query, Start: win.start, End: win.end, SinceID: win.sinceID, UntilID: win.untilID,
 		Limit:     q.Int("max_results", 10, a.maxResults, 10),
@@ -71,7 +72,7 @@ func (m *Module) parseSearch(r *http.Request, a archive) (storage.PostSearch, ob
 		s.After = &storage.PostCursor{Score: score, ID: id}
 	}
 	if err := q.Err(); err != nil {
-		return storage.PostSearch{}, objects.Options{}, err
+		return storage.PostSearch{}, render.Options{}, err
 	}
 	opts, err := objects.ParseTweetOptions(r)
 	return s, opts, err

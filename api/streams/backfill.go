@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/domain/streamrules"
+	"github.com/aviary-dev/aviary/render"
 )
 
 // backfillBatch is how many events one read of the log takes.
@@ -15,7 +15,7 @@ const backfillBatch = 500
 // backfill writes the posts of the last minutes that match the app's rules
 // now, oldest first, from the event log. Posts the live stream also
 // delivers may come twice, as the platform documents.
-func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, minutes int, opts objects.Options) error {
+func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, minutes int, opts render.Options) error {
 	if m.Log == nil || m.Rules == nil {
 		return nil
 	}

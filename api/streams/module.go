@@ -14,9 +14,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/api/objects"
 	"github.com/aviary-dev/aviary/domain/streamrules"
 	"github.com/aviary-dev/aviary/events"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -70,7 +70,7 @@ type Deps struct {
 // Module is the streams feature.
 type Module struct {
 	Deps
-	Hydrator *objects.Hydrator
+	Hydrator *render.Hydrator
 	renders  *renderCache
 }
 
@@ -100,7 +100,7 @@ func New(d Deps) *Module {
 	if d.KeepAlive <= 0 {
 		d.KeepAlive = DefaultKeepAlive
 	}
-	return &Module{Deps: d, Hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}, renders: newRenderCache()}
+	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}, renders: newRenderCache()}
 }
 
 // Routes lists the streaming endpoints: the rules, the stream and the

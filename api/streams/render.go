@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 )
 
 // renderTTL is how long a rendered post is shared after its rendering
@@ -23,7 +23,7 @@ type renderKey struct {
 
 // optionsKey is opts as a renderKey part: streams asking for the same
 // fields (in the same order) share their renderings.
-func optionsKey(opts objects.Options) string { return fmt.Sprintf("%v", opts) }
+func optionsKey(opts render.Options) string { return fmt.Sprintf("%v", opts) }
 
 // rendered is one post rendered (or being rendered) for a key: body is the
 // JSON object of its data and includes, nil when the post is not shown.

@@ -3,7 +3,7 @@ package streams
 import (
 	"context"
 
-	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -11,7 +11,7 @@ import (
 // (storage/postgres.DB satisfies it).
 type Store interface {
 	RulesStore
-	objects.Store
+	render.Store
 	ConnectionStore
 }
 

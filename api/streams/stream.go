@@ -13,8 +13,8 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/ids"
 )
 
 // MaxBackfillMinutes is the most backfill_minutes takes.
@@ -28,21 +28,9 @@ func (m *Module) streamRoutes() []httpx.Endpoint {
 		Pattern: "GET /2/tweets/search/stream",
 		Auth:    auth.BearerOnly,
 		Limit:   httpx.Limit{Name: "tweets_search_stream", Requests: 50, Scope: httpx.PerApp},
-		Query:   append([]string{"backfill_minutes"}, objects.TweetParams...),
+		Query:   append([]string{"backfill_minutes"}, render.TweetParams...),
 		Handle:  m.stream,
 	}}
-}
-
-// streamPost is one post on the stream, without the rules it matched
-// (render adds matching_rules after them).
-type streamPost struct {
-	Data     objects.Tweet     `json:"data"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-}
-
-type matchingRule struct {
-	ID  string `json:"id"`
-	Tag string `json:"tag,omitempty"`
 }
 
 // TooManyConnections is the platform's answer to a connection over the
@@ -97,7 +85,7 @@ func (m *Module) stream(w http.ResponseWriter, r *http.Request) error {
 }
 
 // serve writes the stream until it ends and returns why.
-func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts objects.Options, backfill int) (string, error) {
+func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts render.Options, backfill int) (string, error) {
 	if backfill > 0 {
 		if err := m.backfill(ctx, s, conn.AppID, backfill, opts); err != nil {
 			return m.failed(ctx, s, err)
@@ -146,7 +134,7 @@ func (m *Module) failed(ctx context.Context, s *streamWriter, err error) (string
 }
 
 // deliver writes the post of d if the public may see it.
-func (m *Module) deliver(ctx context.Context, s *streamWriter, d Delivery, opts objects.Options) error {
+func (m *Module) deliver(ctx context.Context, s *streamWriter, d Delivery, opts render.Options) error {
 	line, ok, err := m.render(ctx, d, opts)
 	if err != nil || !ok {
 		return err
@@ -157,54 +145,21 @@ func (m *Module) deliver(ctx context.Context, s *streamWriter, d Delivery, opts 
 // render is the stream line of d's post with the request's fields and the
 // rules it matched, or false when the post can not be shown (deleted,
 // protected author). The post's data and includes are rendered once per
-// replica for every stream asking for the same fields (renderCache).
-func (m *Module) render(ctx context.Context, d Delivery, opts objects.Options) ([]byte, bool, error) {
+// replica for every stream asking for the same fields (renderCache); the
+// line is render.WithMatchingRules of them, as webhook stream links
+// deliver it, and "\r\n".
+func (m *Module) render(ctx context.Context, d Delivery, opts render.Options) ([]byte, bool, error) {
 	body, err := m.renders.get(ctx, renderKey{postID: d.PostID, opts: optionsKey(opts)}, func(ctx context.Context) ([]byte, error) {
-		return m.renderPost(ctx, d.PostID, opts)
+		return m.Hydrator.PostMessage(ctx, d.PostID, opts)
 	})
 	if err != nil || body == nil {
 		return nil, false, err
 	}
-	rules := make([]matchingRule, len(d.Rules))
-	for i, r := range d.Rules {
-		rules[i] = matchingRule{ID: ids.Format(r.RuleID), Tag: r.Tag}
-	}
-	tail, err := json.Marshal(rules)
+	line, err := render.WithMatchingRules(body, d.Rules)
 	if err != nil {
-		return nil, false, fmt.Errorf("stream: encode the rules of post %d: %w", d.PostID, err)
+		return nil, false, fmt.Errorf("stream: post %d: %w", d.PostID, err)
 	}
-	line := make([]byte, 0, len(body)+len(tail)+24)
-	line = append(line, body[:len(body)-1]...) // without its closing brace
-	line = append(append(append(line, `,"matching_rules":`...), tail...), "}\r\n"...)
-	return line, true, nil
-}
-
-// renderPost is the JSON object {data, includes} of post id with opts, nil
-// when the public may not see it.
-func (m *Module) renderPost(ctx context.Context, id int64, opts objects.Options) ([]byte, error) {
-	found, err := m.Store.PostsByIDs(ctx, []int64{id})
-	if err != nil {
-		return nil, fmt.Errorf("stream: load post %d: %w", id, err)
-	}
-	if len(found) == 0 {
-		return nil, nil
-	}
-	vis, err := m.Hydrator.Visibility(ctx, found, 0)
-	if err != nil {
-		return nil, fmt.Errorf("stream: post %d: %w", id, err)
-	}
-	if vis[id] != objects.Visible {
-		return nil, nil
-	}
-	res, err := m.Hydrator.Tweets(ctx, found, opts, 0)
-	if err != nil {
-		return nil, fmt.Errorf("stream: render post %d: %w", id, err)
-	}
-	body, err := json.Marshal(streamPost{Data: res.Data[0], Includes: res.Includes})
-	if err != nil {
-		return nil, fmt.Errorf("stream: encode post %d: %w", id, err)
-	}
-	return body, nil
+	return append(line, '\r', '\n'), true, nil
 }
 
 // disconnectBody is the in-stream error that ends a stream the service

@@ -1,11 +1,15 @@
 package streams_test
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/events"
+	"github.com/aviary-dev/aviary/render"
 )
 
 // TestStreamDeliversMatches: the match the real matcher computes for a
@@ -41,6 +45,44 @@ func TestStreamDeliversMatches(t *testing.T) {
 	}
 	if line, ok := other.next(t, 500*time.Millisecond); ok {
 		t.Errorf("the other app's stream got %s", line)
+	}
+}
+
+// TestStreamLineIsTheWebhookMessage: a stream's line is, byte for byte,
+// the message a webhook stream link with the same fields and expansions
+// delivers (render.Messages on the link's canonical query) plus "\r\n".
+func TestStreamLineIsTheWebhookMessage(t *testing.T) {
+	b := setupStreams(t, options{})
+	cats, dogs := b.rule(t, b.App.ID, "cats", "cats"), b.rule(t, b.App.ID, "#dogs", "")
+	b.rule(t, b.Other.ID, "cats", "other")
+	raw := "user.fields=created_at,public_metrics&expansions=author_id,entities.mentions.username&tweet.fields=lang,created_at,entities"
+	s := open(t, b.Srv.URL, "/2/tweets/search/stream?"+raw, b.Bearer)
+	_, id := b.post(t, "cats and #dogs @nobody")
+	matches := b.dispatch(t, id)
+	line, ok := s.next(t, 5*time.Second)
+	if !ok {
+		t.Fatal("no post within 5s")
+	}
+	var hits []events.RuleHit
+	for _, h := range matches[0].Rules {
+		if h.AppID == b.App.ID {
+			hits = append(hits, h)
+		}
+	}
+	if len(hits) != 2 || hits[0].RuleID != cats.ID || hits[1].RuleID != dogs.ID {
+		t.Fatalf("the app's hits %+v, want cats then dogs", hits)
+	}
+	values, err := url.ParseQuery(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := render.Messages{Hydrator: &render.Hydrator{Store: b.DB}}
+	msg, err := m.Render(context.Background(), id, render.CanonicalQuery(values), hits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line != string(msg) {
+		t.Errorf("stream line\n%s\nwebhook message\n%s", line, msg)
 	}
 }
 

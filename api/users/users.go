@@ -15,13 +15,14 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/validation"
 )
 
 // Deps is what the user endpoints need.
 type Deps struct {
-	Store    objects.Store
+	Store    render.Store
 	Problems objects.ProblemRenderer
 	Clock    func() time.Time
 }
@@ -29,7 +30,7 @@ type Deps struct {
 // Module is the users feature.
 type Module struct {
 	Deps
-	hydrator *objects.Hydrator
+	hydrator *render.Hydrator
 }
 
 // New builds the module.
@@ -37,7 +38,7 @@ func New(d Deps) *Module {
 	if d.Problems == nil {
 		d.Problems = apierr.Writer{}
 	}
-	return &Module{Deps: d, hydrator: &objects.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
 }
 
 // maxLookup is how many ids or usernames one lookup takes.
@@ -48,26 +49,26 @@ func (m *Module) Routes() []httpx.Endpoint {
 	limit := httpx.Limit{Name: "users_lookup", Requests: 900, Scope: httpx.PerUser}
 	return []httpx.Endpoint{
 		{Pattern: "GET /2/users/me", Auth: auth.UserContext, Limit: httpx.Limit{Name: "users_me", Requests: 75, Scope: httpx.PerUser},
-			Query: objects.UserParams, Handle: m.me},
-		{Pattern: "GET /2/users/{id}", Auth: auth.AppOrUser, Limit: limit, Query: objects.UserParams, Handle: m.byID},
-		{Pattern: "GET /2/users", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"ids"}, objects.UserParams...), Handle: m.byIDs},
-		{Pattern: "GET /2/users/by/username/{username}", Auth: auth.AppOrUser, Limit: limit, Query: objects.UserParams, Handle: m.byUsername},
-		{Pattern: "GET /2/users/by", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"usernames"}, objects.UserParams...), Handle: m.byUsernames},
+			Query: render.UserParams, Handle: m.me},
+		{Pattern: "GET /2/users/{id}", Auth: auth.AppOrUser, Limit: limit, Query: render.UserParams, Handle: m.byID},
+		{Pattern: "GET /2/users", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"ids"}, render.UserParams...), Handle: m.byIDs},
+		{Pattern: "GET /2/users/by/username/{username}", Auth: auth.AppOrUser, Limit: limit, Query: render.UserParams, Handle: m.byUsername},
+		{Pattern: "GET /2/users/by", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"usernames"}, render.UserParams...), Handle: m.byUsernames},
 	}
 }
 
 // single answers with one user (or only its error).
 type single struct {
-	Data     *objects.User     `json:"data,omitempty"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-	Errors   []map[string]any  `json:"errors,omitempty"`
+	Data     *render.User     `json:"data,omitempty"`
+	Includes *render.Includes `json:"includes,omitempty"`
+	Errors   []map[string]any `json:"errors,omitempty"`
 }
 
 // multiple answers with several users.
 type multiple struct {
-	Data     []objects.User    `json:"data,omitempty"`
-	Includes *objects.Includes `json:"includes,omitempty"`
-	Errors   []map[string]any  `json:"errors,omitempty"`
+	Data     []render.User    `json:"data,omitempty"`
+	Includes *render.Includes `json:"includes,omitempty"`
+	Errors   []map[string]any `json:"errors,omitempty"`
 }
 
 // lookup is one user lookup: the keys asked for (ids or usernames, in
@@ -164,7 +165,7 @@ func (m *Module) answer(w http.ResponseWriter, r *http.Request, l lookup, one bo
 	var problems []*apierr.Error
 	for _, k := range l.keys {
 		u, ok := byKey[l.norm(k)]
-		if !ok || !objects.UserVisible(u) {
+		if !ok || !render.UserVisible(u) {
 			e := apierr.NotFound("user", l.param, k)
 			e.Status = 0
 			problems = append(problems, e)

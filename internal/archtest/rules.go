@@ -76,6 +76,16 @@ var Rules = []Rule{
 	{Name: "ops-home", Pkgs: tree("ops"), Files: Code,
 		Allow:  anyOf(std, pkgs("storage", "storage/ids", "events", "validation"), tree("domain", "ops")),
 		Reason: "ops holds the operations both tiers share: standard library, the storage records, storage/ids, events, domain/..., validation and other ops packages only (docs/events.md)"},
+	// render renders posts, users and media as the API shows them for
+	// both tiers (the API's endpoints, the filtered stream, the workers'
+	// webhook stream links): it reads records through its own store
+	// interface and knows no request, no API error and no tier.
+	{Name: "render-not-tiers", Pkgs: tree("render"), Files: All,
+		Deny:   tree("api", "workers"),
+		Reason: "render never imports api or workers: both tiers render through it, not the other way round (docs/architecture.md)"},
+	{Name: "render-home", Pkgs: tree("render"), Files: Code,
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "events"), tree("domain", "render")),
+		Reason: "render holds the object renderer both tiers share: standard library, the storage records, storage/ids, events and domain/... only (docs/architecture.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},
@@ -104,7 +114,7 @@ var Rules = []Rule{
 		Reason: "api/ads/adsx is the ads kit: only features under api/ads import it (layout.md)"},
 	{Name: "feature-imports", Pkgs: feature, Files: Code,
 		Allow:  anyOf(outside, featureKit),
-		Reason: "a feature imports only api/httpx, api/objects, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus, internal/outbound (ads: api/ads/adsx) (layout.md)"},
+		Reason: "a feature imports only api/httpx, api/objects, render, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus, internal/outbound (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
 		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, internal/outbound/outboundtest, the api root and kit (layout.md)"},
@@ -127,6 +137,9 @@ var apiKit = pkgs("api", "api/httpx", "api/objects", "api/apierr", "api/auth", "
 var testKits = pkgs("api/apitest", "api/ads/adstest", "internal/outbound/outboundtest")
 
 // featureKit are the module packages a feature may import.
+// render (the object renderer both tiers share) is the one package outside
+// api, storage and the shared rules a feature renders with: api/objects
+// reads a request into its Options (docs/posts-fields.md).
 // events (the log's contract, a leaf) and events/bus (the Redis transport of
 // matches and connection controls) serve api/streams, whose hub routes the
 // dispatcher's matches to the streams a replica holds (docs/streams.md).
@@ -134,7 +147,7 @@ var testKits = pkgs("api/apitest", "api/ads/adstest", "internal/outbound/outboun
 // serves api/webhooks, which runs a webhook's CRC check synchronously as the
 // platform does; the workers reach URLs through the same client, so neither
 // tier builds its own (docs/webhooks.md, "The guard").
-var featureKit = anyOf(pkgs("api/httpx", "api/objects", "api/apierr", "api/auth", "api/ads/adsx",
+var featureKit = anyOf(pkgs("api/httpx", "api/objects", "render", "api/apierr", "api/auth", "api/ads/adsx",
 	"storage", "storage/ids", "storage/blob", "tasks", "validation", "events", "events/bus", "internal/outbound"), tree("domain", "ops"))
 
 // featureTestKit are the module packages a feature's tests may import on

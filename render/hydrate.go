@@ -1,15 +1,10 @@
-package objects
+package render
 
 import (
 	"context"
-	"fmt"
-	"net/http"
 	"time"
 
-	"github.com/aviary-dev/aviary/api/apierr"
-	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/ids"
 )
 
 // Store is what hydration reads (storage/postgres.DB satisfies it).
@@ -35,7 +30,8 @@ func (h *Hydrator) now() time.Time {
 	return h.Clock()
 }
 
-// Viewer is who asks: the user-context caller's id, 0 for app-only.
+// Viewer is who asks: the user-context caller's id, 0 for app-only and
+// for the public (the filtered stream, webhook stream links).
 type Viewer int64
 
 // Result is a hydrated answer: the rendered records and what expansions
@@ -85,24 +81,6 @@ func (h *Hydrator) newGraph(o Options, viewer Viewer) *graph {
 // UserVisible reports whether a user can be shown at all.
 func UserVisible(u storage.User) bool {
 	return u.DeletedAt == nil && u.DeactivatedAt == nil && u.SuspendedAt == nil
-}
-
-// PostError is the partial error of a post that can not be shown: a
-// resource-not-found for a gone post, a not-authorized-for-resource for a
-// protected author's, both naming param.
-func PostError(id int64, v Visibility, param string) *apierr.Error {
-	value := ids.Format(id)
-	if v == Protected {
-		e := apierr.NotAuthorizedForResource("tweet", value, fmt.Sprintf("Sorry, you are not authorized to see the Post with %s: [%s].", param, value))
-		e.Title = "Authorization Error"
-		e.Extra["parameter"] = param
-		e.Extra["value"] = value
-		e.Status = 0
-		return e
-	}
-	e := apierr.NotFound("tweet", param, value)
-	e.Status = 0
-	return e
 }
 
 // Tweets renders posts (already checked visible to viewer) with o's fields
@@ -182,30 +160,4 @@ func (h *Hydrator) Users(ctx context.Context, users []storage.User, o Options, v
 		out.Includes = nil
 	}
 	return out, nil
-}
-
-// ViewerOf is the request's user-context caller, 0 for app-only requests.
-func ViewerOf(r *http.Request) Viewer {
-	if u := httpx.Principal(r).User; u != nil {
-		return Viewer(u.ID)
-	}
-	return 0
-}
-
-// Problems renders partial errors for a response's errors array.
-func Problems(w ProblemRenderer, errs []*apierr.Error) []map[string]any {
-	if len(errs) == 0 {
-		return nil
-	}
-	out := make([]map[string]any, len(errs))
-	for i, e := range errs {
-		out[i] = w.ProblemJSON(e)
-	}
-	return out
-}
-
-// ProblemRenderer renders a problem embedded in a response's errors array
-// (apierr.Writer).
-type ProblemRenderer interface {
-	ProblemJSON(e *apierr.Error) map[string]any
 }

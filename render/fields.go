@@ -1,17 +1,17 @@
-// Package objects is the kit that renders the core API's objects (posts,
-// users, media) with the platform's fields and expansions: every endpoint
-// that answers with posts or users (lookup, search, later streams and
-// webhooks) parses its `*.fields` and `expansions` parameters here and
-// hydrates its records with a Hydrator, so they all show the same object
-// the same way (docs/posts-fields.md).
-package objects
+// Package render renders the core API's objects (posts, users, media)
+// with the platform's fields and expansions, for both tiers: every API
+// endpoint that answers with posts or users (lookup, search, streams)
+// hydrates its records with a Hydrator, and the workers render the posts
+// webhook stream links deliver with the same code, so every surface shows
+// the same object the same way (docs/posts-fields.md). It knows no HTTP
+// request and no API error: api/objects reads a request's parameters into
+// Options and words the API's errors; ParseTweetQuery reads a stored
+// query string (docs/architecture.md).
+package render
 
 import (
 	"maps"
-	"net/http"
 	"slices"
-
-	"github.com/aviary-dev/aviary/api/httpx"
 )
 
 // Parameter names. PostFieldsParam is the description's (2.167) name of
@@ -30,7 +30,7 @@ const (
 // TweetFields are a post's fields: the platform's defaults (id, text,
 // edit_history_tweet_ids) and every name clients send, in the classic
 // ("tweet") spelling and the description's ("post") one.
-var TweetFields = httpx.ObjectFields{
+var TweetFields = ObjectFields{
 	Default: []string{"id", "text", "edit_history_tweet_ids"},
 	Allowed: []string{"article", "article_title", "attachments", "author_id", "card_uri", "community_id",
 		"context_annotations", "conversation_id", "created_at", "display_text_range", "edit_controls",
@@ -42,7 +42,7 @@ var TweetFields = httpx.ObjectFields{
 }
 
 // UserFields are a user's fields (defaults id, name, username).
-var UserFields = httpx.ObjectFields{
+var UserFields = ObjectFields{
 	Default: []string{"id", "name", "username"},
 	Allowed: []string{"affiliation", "confirmed_email", "connection_status", "created_at", "description", "entities",
 		"id", "is_identity_verified", "location", "most_recent_tweet_id", "name", "parody", "pinned_tweet_id",
@@ -52,7 +52,7 @@ var UserFields = httpx.ObjectFields{
 }
 
 // MediaFields are a media object's fields (defaults media_key, type).
-var MediaFields = httpx.ObjectFields{
+var MediaFields = ObjectFields{
 	Default: []string{"media_key", "type"},
 	Allowed: []string{"alt_text", "duration_ms", "height", "media_key", "non_public_metrics", "organic_metrics",
 		"preview_image_url", "promoted_metrics", "public_metrics", "type", "url", "variants", "width"},
@@ -61,8 +61,8 @@ var MediaFields = httpx.ObjectFields{
 // PollFields and PlaceFields are accepted for clients' sake; Aviary has
 // no polls or places to show yet, so they add nothing.
 var (
-	PollFields  = httpx.ObjectFields{Default: []string{"id", "options"}, Allowed: []string{"duration_minutes", "end_datetime", "id", "options", "voting_status"}}
-	PlaceFields = httpx.ObjectFields{Default: []string{"full_name", "id"}, Allowed: []string{"contained_within", "country", "country_code", "full_name", "geo", "id", "name", "place_type"}}
+	PollFields  = ObjectFields{Default: []string{"id", "options"}, Allowed: []string{"duration_minutes", "end_datetime", "id", "options", "voting_status"}}
+	PlaceFields = ObjectFields{Default: []string{"full_name", "id"}, Allowed: []string{"contained_within", "country", "country_code", "full_name", "geo", "id", "name", "place_type"}}
 )
 
 // Post expansions. Aliases in the description's spelling map to these.
@@ -133,7 +133,7 @@ var UserParams = []string{UserFieldsParam, TweetFieldsParam, PostFieldsParam, Ex
 
 // Options are what a request asked to see.
 type Options struct {
-	Tweet, User, Media httpx.FieldSet
+	Tweet, User, Media FieldSet
 	// Expand holds the expansions asked for (canonical names).
 	Expand map[string]bool
 }
@@ -141,30 +141,34 @@ type Options struct {
 // Expands reports whether expansion name was asked for.
 func (o Options) Expands(name string) bool { return o.Expand[name] }
 
-// ParseTweetOptions reads the fields and expansions of an endpoint that
-// answers with posts. Every unknown name of every parameter is reported in
-// one invalid-request error.
-func ParseTweetOptions(r *http.Request) (Options, error) {
-	return parseOptions(r, tweetExpansions, tweetExpansionNames)
+// ListReader reads one comma-separated fields or expansions parameter:
+// the names it lists that allowed holds, each once, in the order sent (nil
+// when the parameter is absent). A reader that validates records what is
+// wrong with the parameter on its own (api/httpx.Query.List).
+type ListReader func(param string, allowed []string) []string
+
+// TweetOptions are the options of an endpoint answering with posts, its
+// parameters read with list in a fixed order (so a validating reader
+// reports their problems in that order).
+func TweetOptions(list ListReader) Options {
+	return readOptions(list, tweetExpansions, tweetExpansionNames)
 }
 
-// ParseUserOptions reads the fields and expansions of an endpoint that
-// answers with users.
-func ParseUserOptions(r *http.Request) (Options, error) {
-	return parseOptions(r, userExpansions, userExpansionNames)
+// UserOptions are the options of an endpoint answering with users.
+func UserOptions(list ListReader) Options {
+	return readOptions(list, userExpansions, userExpansionNames)
 }
 
-func parseOptions(r *http.Request, expansions map[string]string, names []string) (Options, error) {
-	q := httpx.ReadQuery(r)
-	// Each name is checked on its own, so an error names the parameter the
+func readOptions(list ListReader, expansions map[string]string, names []string) Options {
+	// Each name is read on its own, so an error names the parameter the
 	// client sent; given both, the post shows their union.
-	tweet := append(q.List(TweetFieldsParam, TweetFields.Allowed), q.List(PostFieldsParam, TweetFields.Allowed)...)
-	user := q.List(UserFieldsParam, UserFields.Allowed)
-	o := Options{Media: MediaFields.With(q.List(MediaFieldsParam, MediaFields.Allowed)...)}
-	q.List(PollFieldsParam, PollFields.Allowed)
-	q.List(PlaceFieldsParam, PlaceFields.Allowed)
+	tweet := append(list(TweetFieldsParam, TweetFields.Allowed), list(PostFieldsParam, TweetFields.Allowed)...)
+	user := list(UserFieldsParam, UserFields.Allowed)
+	o := Options{Media: MediaFields.With(list(MediaFieldsParam, MediaFields.Allowed)...)}
+	list(PollFieldsParam, PollFields.Allowed)
+	list(PlaceFieldsParam, PlaceFields.Allowed)
 	o.Expand = map[string]bool{}
-	for _, item := range q.List(ExpansionsParam, names) {
+	for _, item := range list(ExpansionsParam, names) {
 		if canonical := expansions[item]; canonical != "" {
 			o.Expand[canonical] = true
 		}
@@ -172,7 +176,7 @@ func parseOptions(r *http.Request, expansions map[string]string, names []string)
 	links := o.links()
 	o.Tweet = TweetFields.With(append(tweet, links...)...)
 	o.User = UserFields.With(append(user, links...)...)
-	return o, q.Err()
+	return o
 }
 
 // links are the fields o's expansions bring into the objects shown (post

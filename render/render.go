@@ -1,13 +1,18 @@
-package objects
+package render
 
 import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 )
+
+// TimeFormat is how the platform renders timestamps: UTC, milliseconds.
+const TimeFormat = "2006-01-02T15:04:05.000Z"
+
+// FormatTime renders t in TimeFormat.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeFormat) }
 
 // Tweet is a post as the API shows it; only the fields asked for are set.
 type Tweet struct {
@@ -166,7 +171,7 @@ func (i *Includes) Empty() bool {
 
 // tweetContext is what rendering a post needs beyond the post.
 type tweetContext struct {
-	fields httpx.FieldSet
+	fields FieldSet
 	media  map[int64]storage.Media
 	now    time.Time
 }
@@ -182,7 +187,7 @@ func renderTweet(p storage.Post, c tweetContext) Tweet {
 		t.AuthorID = ids.Format(p.AuthorID)
 	}
 	if f.Has("created_at") {
-		t.CreatedAt = httpx.FormatTime(p.CreatedAt)
+		t.CreatedAt = FormatTime(p.CreatedAt)
 	}
 	if f.Has("conversation_id") {
 		t.ConversationID = ids.Format(p.ConversationID)
@@ -305,7 +310,7 @@ func editControls(p storage.Post, now time.Time) *EditControls {
 	if !eligible {
 		remaining = max(remaining, 0)
 	}
-	return &EditControls{EditsRemaining: remaining, IsEditEligible: eligible, EditableUntil: httpx.FormatTime(until)}
+	return &EditControls{EditsRemaining: remaining, IsEditEligible: eligible, EditableUntil: FormatTime(until)}
 }
 
 // EditableUntil is when p's edit window closes: storage.EditWindow after
@@ -321,10 +326,10 @@ func EditableUntil(p storage.Post) time.Time {
 
 // renderUser shows u with the fields f asks for; metrics are needed only
 // for public_metrics.
-func renderUser(u storage.User, metrics storage.UserMetrics, f httpx.FieldSet) User {
+func renderUser(u storage.User, metrics storage.UserMetrics, f FieldSet) User {
 	out := User{ID: ids.Format(u.ID), Name: u.Name, Username: u.Username}
 	if f.Has("created_at") {
-		out.CreatedAt = httpx.FormatTime(u.CreatedAt)
+		out.CreatedAt = FormatTime(u.CreatedAt)
 	}
 	if f.Has("description") {
 		out.Description = &u.Description
@@ -363,7 +368,7 @@ func renderUser(u storage.User, metrics storage.UserMetrics, f httpx.FieldSet) U
 
 // renderMedia shows m with the fields f asks for (Aviary's media kinds are
 // the platform's media types).
-func renderMedia(m storage.Media, f httpx.FieldSet) Media {
+func renderMedia(m storage.Media, f FieldSet) Media {
 	out := Media{MediaKey: m.Key, Type: m.Kind}
 	if f.Has("width") {
 		out.Width = m.Width
