@@ -112,4 +112,3 @@ func TestWebhookDeliveryLog(t *testing.T) {
 		t.Fatalf("copies: %d, %v", n, err)
 	}
 }
-
