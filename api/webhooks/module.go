@@ -1,5 +1,8 @@
 // Package webhooks serves the webhook configs of an app (/2/webhooks:
-// register, list, re-validate, delete; docs/webhooks.md). Registration and
+// register, list, re-validate, delete; docs/webhooks.md), their stream
+// links (/2/tweets/search/webhooks), their delivery log
+// (/2/webhooks/{id}/deliveries, Aviary's own) and replay jobs
+// (/2/webhooks/replay). Registration and
 // PUT run the CRC check synchronously, as the platform does, through the
 // guarded client (internal/outbound); the workers' sweeper re-checks
 // webhooks periodically (workers/webhooks).
