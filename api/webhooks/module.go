@@ -2,10 +2,10 @@
 // register, list, re-validate, delete; docs/webhooks.md), their stream
 // links (/2/tweets/search/webhooks), their delivery log
 // (/2/webhooks/{id}/deliveries, Aviary's own) and replay jobs
-// (/2/webhooks/replay). Registration and
-// PUT run the CRC check synchronously, as the platform does, through the
-// guarded client (internal/outbound); the workers' sweeper re-checks
-// webhooks periodically (workers/webhooks).
+// (/2/webhooks/replay). Registration and PUT run the CRC check
+// synchronously, as the platform does, through the guarded client
+// (internal/outbound); the workers' sweeper re-checks webhooks
+// periodically (workers/webhooks).
 package webhooks
 
 import (
