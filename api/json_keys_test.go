@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
@@ -117,6 +119,12 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 	product := `"id":"p1","title":"T","description":"D","availability":"in stock","condition":"new","price":"1.00 USD",` +
 		`"link":"https://shop.example/p1","image_link":"https://shop.example/p1.png","brand":"B"`
 	author := fmt.Sprint(b.Author.ID)
+	hook, err := b.DB.CreateWebhook(t.Context(), storage.WebhookCreate{AppID: b.App.ID, URL: "https://a.example/replay", CheckedAt: time.Now()})
+	if err != nil {
+		t.Fatalf("webhook: %v", err)
+	}
+	minute := time.Now().UTC().Add(-time.Minute).Format("200601021504")
+	replay := fmt.Sprintf(`"webhook_id":"%d","from_date":"%s","to_date":"%s"`, hook.ID, minute, minute)
 	return map[string][]repeatedKeyCase{
 		"DELETE /2/connections": {
 			{"/2/connections", b.Bearer, `{"uuids":["00000000-0000-0000-0000-000000000000"],"uuids":["x"]}`, "uuids"},
@@ -134,6 +142,10 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		"POST /2/webhooks": {
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","url":"https://b.example/hook"}`, "url"},
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","URL":"https://b.example/hook"}`, "URL"},
+		},
+		"POST /2/webhooks/replay": {
+			{"/2/webhooks/replay", b.Bearer, `{` + replay + `,"to_date":"200001010000"}`, "to_date"},
+			{"/2/webhooks/replay", b.Bearer, `{` + replay + `,"Webhook_Id":"1"}`, "Webhook_Id"},
 		},
 		"POST /2/tweets/search/stream/rules": {
 			{"/2/tweets/search/stream/rules", b.Bearer, `{"add":[{"value":"a"}],"add":[{"value":"b"}]}`, "add"},

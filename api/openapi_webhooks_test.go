@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/apitest"
@@ -53,6 +54,20 @@ func TestWebhookResponsesMatchOpenAPI(t *testing.T) {
 	id := apitest.Obj(created.Body, "data", "id").(string)
 	check("GET", "/2/webhooks", "", 200)
 	check("PUT", "/2/webhooks/"+id, "", 200)
+	// Stream links and replay (docs/webhooks.md).
+	check("GET", "/2/tweets/search/webhooks", "", 200)
+	check("POST", "/2/tweets/search/webhooks/"+id+"?tweet.fields=lang&expansions=author_id", "", 200)
+	check("GET", "/2/tweets/search/webhooks", "", 200)
+	check("DELETE", "/2/tweets/search/webhooks/"+id, "", 200)
+	check("DELETE", "/2/tweets/search/webhooks/"+id, "", 200)
+	check("POST", "/2/tweets/search/webhooks/1", "", 400)
+	minute := time.Now().UTC().Truncate(time.Minute)
+	replay := func(id string, from, to time.Time) string {
+		return `{"webhook_id":"` + id + `","from_date":"` + from.Format("200601021504") + `","to_date":"` + to.Format("200601021504") + `"}`
+	}
+	check("POST", "/2/webhooks/replay", replay(id, minute.Add(-time.Hour), minute.Add(-time.Minute)), 200)
+	check("POST", "/2/webhooks/replay", replay(id, minute.Add(-time.Hour), minute.Add(-time.Minute)), 400)
+	check("POST", "/2/webhooks/replay", replay(id, minute.Add(-time.Minute), minute.Add(-time.Hour)), 400)
 	check("DELETE", "/2/webhooks/"+id, "", 200)
 	check("PUT", "/2/webhooks/"+id, "", 400)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/news"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	"github.com/aviary-dev/aviary/workers/webhooks"
 )
 
 // FinalFailer is implemented by handlers that settle their record once a
@@ -37,6 +38,8 @@ type Deps struct {
 	Insights *insights.Applier
 	// News builds and refreshes the news stories (news:refresh).
 	News *news.Refresher
+	// WebhookReplay starts webhook replay jobs (webhooks:replay).
+	WebhookReplay *webhooks.Replayer
 	// Hold, when set, makes every run of a task its sweeper recovers
 	// (compliance jobs, media, audience and do-not-reach batches) hold the
 	// task's lease, so the sweeper never enqueues it twice
@@ -81,6 +84,9 @@ func (d Deps) routes() []route {
 	}
 	if d.News != nil {
 		rs = append(rs, route{tasks.TypeNewsRefresh, d.News})
+	}
+	if d.WebhookReplay != nil {
+		rs = append(rs, route{tasks.TypeWebhookReplay, d.WebhookReplay})
 	}
 	return rs
 }

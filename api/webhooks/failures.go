@@ -11,6 +11,9 @@ const (
 	ReasonDuplicate = "DuplicateUrlFailed"
 	ReasonLimit     = "WebhookLimitExceeded"
 	ReasonIDInvalid = "WebhookIdInvalid"
+	// Replay (POST /2/webhooks/replay).
+	ReasonQueryParam     = "QueryParamInvalid"
+	ReasonReplayConflict = "ReplayConflictError"
 )
 
 // failure is a webhook failure: an invalid-request problem (400) whose

@@ -54,7 +54,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	if err != nil {
 		return api.Modules{}, err
 	}
-	hooks, err := newWebhooks(cfg, b, val, log)
+	hooks, err := newWebhooks(cfg, b, queue, val, log)
 	if err != nil {
 		return api.Modules{}, err
 	}

@@ -93,6 +93,9 @@ type config struct {
 	WebhookAllow       string
 	WebhookCRCInterval time.Duration
 	WebhookCRCRecheck  time.Duration
+	// WebhookReplayMaxAge is how far back a replay may start, capped by
+	// EventsRetention (replayHorizon).
+	WebhookReplayMaxAge time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -184,6 +187,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_ALLOW", "webhook-allow", "", "aviary api and worker: development only: comma-separated host:port entries (host:* for any port, e.g. localhost:*) whose webhook URLs may use http and a port and are reached although loopback or private; empty: https without a port, public addresses only (docs/webhooks.md)", str(&c.WebhookAllow)},
 		{"AVIARY_WEBHOOK_CRC_INTERVAL", "webhook-crc-interval", "30m", "aviary worker: how often the CRC sweeper checks due webhooks (the platform: every 30 minutes; docs/webhooks.md)", duration(&c.WebhookCRCInterval)},
 		{"AVIARY_WEBHOOK_CRC_RECHECK", "webhook-crc-recheck", "24h", "aviary worker: a webhook that passed a CRC check within this long is not checked again by the sweeper (the platform: 24h; 0 with a 1h interval is its hourly schedule)", duration(&c.WebhookCRCRecheck)},
+		{"AVIARY_WEBHOOK_REPLAY_MAX_AGE", "webhook-replay-max-age", "24h", "aviary api: how far back POST /2/webhooks/replay may start (QueryParamInvalid beyond; the platform: 24h); capped by AVIARY_EVENTS_RETENTION, which the api reads for this (docs/webhooks.md)", duration(&c.WebhookReplayMaxAge)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -290,6 +294,7 @@ func (c *config) validate() error {
 		{c.WebhooksMax >= 1, "AVIARY_WEBHOOKS_MAX (-webhooks-max)", "at least 1", c.WebhooksMax},
 		{c.WebhookCRCInterval > 0, "AVIARY_WEBHOOK_CRC_INTERVAL (-webhook-crc-interval)", "a positive duration", c.WebhookCRCInterval},
 		{c.WebhookCRCRecheck >= 0, "AVIARY_WEBHOOK_CRC_RECHECK (-webhook-crc-recheck)", "0 or a positive duration", c.WebhookCRCRecheck},
+		{c.WebhookReplayMaxAge > 0, "AVIARY_WEBHOOK_REPLAY_MAX_AGE (-webhook-replay-max-age)", "a positive duration", c.WebhookReplayMaxAge},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error

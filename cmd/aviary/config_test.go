@@ -36,6 +36,21 @@ func TestParseConfig(t *testing.T) {
 			}
 			return ""
 		}},
+		{name: "replay horizon", check: func(c *config) string {
+			if c.WebhookReplayMaxAge != 24*time.Hour || c.replayHorizon() != 24*time.Hour {
+				return "replay horizon default is not 24h"
+			}
+			return ""
+		}},
+		{name: "replay horizon capped by the events retention", env: map[string]string{"AVIARY_WEBHOOK_REPLAY_MAX_AGE": "48h",
+			"AVIARY_EVENTS_RETENTION": "2h"}, check: func(c *config) string {
+			if c.replayHorizon() != 2*time.Hour {
+				return "replay horizon not capped by the retention"
+			}
+			return ""
+		}},
+		{name: "replay horizon must be positive", env: map[string]string{"AVIARY_WEBHOOK_REPLAY_MAX_AGE": "0s"},
+			wantErr: []string{"AVIARY_WEBHOOK_REPLAY_MAX_AGE"}},
 		{name: "environment applies", env: map[string]string{"AVIARY_RECONCILE": "false", "AVIARY_SHUTDOWN_TIMEOUT": "1m",
 			"AVIARY_HTTP_READ_TIMEOUT": "5m", "AVIARY_WORKER_CONCURRENCY": "3", "AVIARY_RATE_LIMIT_SCALE": "0.5", "AVIARY_S3_WATCH": "0"},
 			check: func(c *config) string {

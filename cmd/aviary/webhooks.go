@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/webhooks"
 	domain "github.com/aviary-dev/aviary/domain/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
 	workerhooks "github.com/aviary-dev/aviary/workers/webhooks"
 )
@@ -30,8 +32,15 @@ func newWebhookClient(allow outbound.AllowList) *outbound.Client {
 		MaxBytes: 64 << 10, UserAgent: "Aviary-Webhooks/1.0"})
 }
 
-// newWebhooks builds the webhooks feature.
-func newWebhooks(cfg *config, b *backends, val *validation.Validator, log *slog.Logger) (*webhooks.Module, error) {
+// replayHorizon is how far back a replay may start: the events the
+// deliveries were made of are kept AVIARY_EVENTS_RETENTION, and so are the
+// deliveries (docs/webhooks.md, "Replay").
+func (c *config) replayHorizon() time.Duration {
+	return min(c.WebhookReplayMaxAge, c.EventsRetention)
+}
+
+// newWebhooks builds the webhooks feature; replay tasks go to queue.
+func newWebhooks(cfg *config, b *backends, queue tasks.Enqueuer, val *validation.Validator, log *slog.Logger) (*webhooks.Module, error) {
 	allow, err := webhookAllow(cfg)
 	if err != nil {
 		return nil, err
@@ -40,7 +49,7 @@ func newWebhooks(cfg *config, b *backends, val *validation.Validator, log *slog.
 		log.Warn("AVIARY_WEBHOOK_ALLOW is set: webhook URLs of its hosts may use http and reach loopback or private addresses (development only)", "allow", cfg.WebhookAllow)
 	}
 	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: newWebhookClient(allow), Allow: allow,
-		Validator: val, Logger: log, Max: cfg.WebhooksMax}), nil
+		Validator: val, Logger: log, Max: cfg.WebhooksMax, Queue: queue, ReplayHorizon: cfg.replayHorizon()}), nil
 }
 
 // startWebhookCRC runs the CRC sweeper until ctx ends, in a worker that

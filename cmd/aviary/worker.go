@@ -31,6 +31,7 @@ import (
 	"github.com/aviary-dev/aviary/workers/media"
 	"github.com/aviary-dev/aviary/workers/news"
 	"github.com/aviary-dev/aviary/workers/sweep"
+	workerhooks "github.com/aviary-dev/aviary/workers/webhooks"
 )
 
 // sweeper is a sweep.Sweeper of any record type.
@@ -91,7 +92,8 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	hold := &sweep.Hold{Leases: b.db, Logger: log}
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
 		Audiences: audienceBatches, Insights: insightsApplier,
-		News: &news.Refresher{Store: b.db, Logger: log}, Logger: log, Registerer: reg, Hold: hold})
+		News: &news.Refresher{Store: b.db, Logger: log}, WebhookReplay: &workerhooks.Replayer{Store: b.db, Logger: log},
+		Logger: log, Registerer: reg, Hold: hold})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()
@@ -185,6 +187,13 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Source: insights.Sweep(b.db, inspector, log.With("component", "sweep")),
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "sweep"), Interval: insights.Interval, Routine: true,
+	})
+	// Webhook replays: re-enqueue jobs still queued whose task was lost,
+	// end those whose task was archived (docs/webhooks.md, "Replay").
+	sweepers = append(sweepers, &sweep.Sweeper[storage.WebhookReplayJob]{
+		Source: &workerhooks.ReplaySweep{Store: b.db, Logger: log.With("component", "sweep")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	})
 	// News: enqueue news:refresh every AVIARY_NEWS_INTERVAL (docs/news.md).
 	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep")))

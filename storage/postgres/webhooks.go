@@ -75,18 +75,25 @@ func (db *DB) WebhookOf(ctx context.Context, appID, id int64) (storage.Webhook, 
 	return w, wrap(fmt.Sprintf("load webhook %d", id), err)
 }
 
-// DeleteWebhook marks the app's live webhook id deleted
-// (storage.ErrNotFound for none).
+// DeleteWebhook marks the app's live webhook id deleted and removes its
+// stream link in the same transaction (storage.ErrNotFound for none).
 func (db *DB) DeleteWebhook(ctx context.Context, appID, id int64) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE webhooks SET deleted_at = now()
-		WHERE id = $1 AND app_id = $2 AND deleted_at IS NULL`, id, appID)
-	if err != nil {
-		return wrap(fmt.Sprintf("delete webhook %d", id), err)
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE webhooks SET deleted_at = now()
+			WHERE id = $1 AND app_id = $2 AND deleted_at IS NULL`, id, appID)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			return storage.ErrNotFound
+		}
+		_, err = tx.Exec(ctx, `DELETE FROM webhook_stream_links WHERE webhook_id = $1`, id)
+		return err
+	})
+	if errors.Is(err, storage.ErrNotFound) {
+		return err
 	}
-	if tag.RowsAffected() == 0 {
-		return storage.ErrNotFound
-	}
-	return nil
+	return wrap(fmt.Sprintf("delete webhook %d", id), err)
 }
 
 // RecordWebhookCRC stores the outcome of a check of a live webhook and
