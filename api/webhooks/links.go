@@ -3,12 +3,11 @@ package webhooks
 import (
 	"errors"
 	"net/http"
-	"net/url"
-	"slices"
 	"strings"
 
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -42,7 +41,7 @@ func (m *Module) link(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	app := httpx.Principal(r).App
-	l := storage.WebhookLink{WebhookID: id, AppID: app.ID, Query: canonicalQuery(r.URL.Query(), objects.TweetParams)}
+	l := storage.WebhookLink{WebhookID: id, AppID: app.ID, Query: render.CanonicalQuery(r.URL.Query())}
 	if _, err := m.Store.LinkWebhook(r.Context(), l); errors.Is(err, storage.ErrNotFound) {
 		return idInvalid(r.PathValue("webhook_id"))
 	} else if err != nil {
@@ -89,34 +88,4 @@ func (m *Module) unlink(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return httpx.WriteJSON(w, http.StatusOK, map[string]any{"data": map[string]bool{"deleted": deleted}})
-}
-
-// canonicalQuery is the query string of the parameters names of values:
-// sorted by name, each comma list as sent without repeated items (first
-// seen kept), "" when none is given. So two links asking the same thing
-// store the same query.
-func canonicalQuery(values url.Values, names []string) string {
-	var parts []string
-	for _, name := range slices.Sorted(slices.Values(names)) {
-		raw, ok := values[name]
-		if !ok {
-			continue
-		}
-		var items []string
-		for _, v := range raw {
-			for _, item := range strings.Split(v, ",") {
-				if item != "" && !slices.Contains(items, item) {
-					items = append(items, item)
-				}
-			}
-		}
-		if len(items) == 0 {
-			continue
-		}
-		for i, item := range items {
-			items[i] = url.QueryEscape(item)
-		}
-		parts = append(parts, url.QueryEscape(name)+"="+strings.Join(items, ","))
-	}
-	return strings.Join(parts, "&")
 }

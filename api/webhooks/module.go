@@ -15,9 +15,9 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/api/objects"
 	domain "github.com/aviary-dev/aviary/domain/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
@@ -140,7 +140,7 @@ func (m *Module) Routes() []httpx.Endpoint {
 			Handle: m.delete},
 		// Stream links (links.go); the quickstart's GET path is an alias.
 		{Pattern: "POST " + linksPath + "/{webhook_id}", Auth: auth.BearerOnly.Writes(), Limit: limit("webhooks_links_create"),
-			Query: objects.TweetParams, Handle: m.link},
+			Query: render.TweetParams, Handle: m.link},
 		{Pattern: "GET " + linksPath, Auth: auth.BearerOnly, Limit: limit("webhooks_links_list"), Handle: m.links},
 		{Pattern: "GET " + linksAliasPath, Auth: auth.BearerOnly, Limit: limit("webhooks_links_list"), Handle: m.links},
 		{Pattern: "DELETE " + linksPath + "/{webhook_id}", Auth: auth.BearerOnly.Writes(), Limit: limit("webhooks_links_delete"),
