@@ -203,12 +203,13 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 					  last_attempt_at = o.started, last_status = o.status, last_latency_ms = o.latency, last_error = o.err,
 					  delivered_at = CASE WHEN o.state = 'delivered' THEN clock_timestamp() ELSE d.delivered_at END,
 					  body = coalesce(o.body, d.body)
-					FROM o WHERE d.id = o.id RETURNING d.id
+					FROM o WHERE d.id = o.id
+					RETURNING d.id, o.started, o.status, o.latency, o.err
 				)
 				INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status, latency_ms, error)
-				SELECT o.id, coalesce((SELECT max(a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = o.id), 0) + 1,
-				  o.started, o.status, o.latency, o.err
-				FROM o JOIN u ON u.id = o.id`, ids, started, status, latency, errs, states, reasons, retry, bodies)
+				SELECT u.id, coalesce((SELECT max(a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = u.id), 0) + 1,
+				  u.started, u.status, u.latency, u.err
+				FROM u`, ids, started, status, latency, errs, states, reasons, retry, bodies)
 		}
 		if len(jobs) > 0 {
 			batch.Queue(`UPDATE webhook_replay_jobs j SET state = o.state, finished_at = clock_timestamp()

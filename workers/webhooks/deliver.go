@@ -37,6 +37,8 @@ const (
 	maxAnswer = 16 << 10
 	// maxRecord is the most outcomes recorded in one transaction.
 	maxRecord = 500
+	// statsEvery is how often a deliverer counts the queues (the gauges).
+	statsEvery = 15 * time.Second
 )
 
 // Delivery headers besides Content-Type.
@@ -183,7 +185,7 @@ func (d *Deliverer) Run(ctx context.Context) error {
 				})
 			}
 		}
-		if time.Since(statsAt) >= 10*d.Poll {
+		if time.Since(statsAt) >= statsEvery {
 			statsAt = time.Now()
 			if s, err := d.Store.WebhookDeliveryStats(ctx); err == nil {
 				d.metrics.pending.Set(float64(s.Pending))
@@ -483,7 +485,7 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 	kind := classify(o.Status)
 	if kind == answered {
 		o.State = storage.DeliveryDelivered
-		w.d.metrics.attempts.WithLabelValues(outcomeDelivered).Inc()
+		w.d.metrics.delivered.Inc()
 	} else {
 		o.Error = fmt.Sprintf("HTTP %d", o.Status)
 	}

@@ -18,6 +18,7 @@ const (
 // deliveryMetrics are a deliverer's Prometheus series.
 type deliveryMetrics struct {
 	attempts  *prometheus.CounterVec
+	delivered prometheus.Counter // attempts{outcome="delivered"}
 	latency   prometheus.Histogram
 	failing   prometheus.Gauge
 	pending   prometheus.Gauge
@@ -26,7 +27,7 @@ type deliveryMetrics struct {
 }
 
 func newDeliveryMetrics(reg prometheus.Registerer) *deliveryMetrics {
-	return &deliveryMetrics{
+	m := &deliveryMetrics{
 		attempts: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "aviary_webhook_deliveries_total",
 			Help: "Delivery attempts by outcome: delivered, retried (a failure with attempts left), dead_unreachable, dead_rejected, probe_failed.",
@@ -48,6 +49,8 @@ func newDeliveryMetrics(reg prometheus.Registerer) *deliveryMetrics {
 			Name: "aviary_webhook_record_failures_total", Help: "Outcome batches that could not be recorded (their deliveries are sent again).",
 		})),
 	}
+	m.delivered = m.attempts.WithLabelValues(outcomeDelivered)
+	return m
 }
 
 // register registers c, or returns the collector already registered

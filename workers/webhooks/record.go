@@ -29,7 +29,7 @@ type recItem struct {
 }
 
 func newRecorder(w *drain) *recorder {
-	r := &recorder{w: w, in: make(chan recItem, maxRecord), done: make(chan struct{})}
+	r := &recorder{w: w, in: make(chan recItem, 8*maxRecord), done: make(chan struct{})}
 	go r.run()
 	return r
 }
