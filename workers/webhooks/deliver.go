@@ -289,6 +289,7 @@ func (d *Deliverer) Deliver(ctx context.Context, c storage.DeliveryClaim) {
 func (w *drain) keepLease() (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
+	renewed := time.Now() // (the claim, a moment ago)
 	wg.Go(func() {
 		t := time.NewTicker(w.d.Lease / 3)
 		defer t.Stop()
@@ -298,13 +299,20 @@ func (w *drain) keepLease() (stop func()) {
 				return
 			case <-t.C:
 			}
+			start := time.Now()
 			ctx, cancel := context.WithTimeout(w.sends, w.d.Lease/3)
 			ok, err := w.d.Store.RenewDeliveryLease(ctx, w.c.ID, w.d.Holder, w.d.Lease, w.d.Clock().Add(-domain.MaxWithoutPass))
 			cancel()
 			if err != nil {
 				w.log.Warn("renew delivery lease", "err", err)
+				if time.Since(renewed) > w.d.Lease-w.d.Lease/6 {
+					w.log.Warn("delivery lease about to lapse; stopping")
+					w.lost.Store(true)
+					return
+				}
 				continue
 			}
+			renewed = start
 			if !ok {
 				w.log.Info("delivery lease lost or webhook no longer deliverable; stopping")
 				w.lost.Store(true)
@@ -338,6 +346,7 @@ func (w *drain) fetch(after int64) <-chan fetched {
 // turns failing or the drain is stopped.
 func (w *drain) queue() {
 	next := w.fetch(0)
+	sent := false
 	for {
 		f := <-next
 		if f.err != nil {
@@ -348,9 +357,12 @@ func (w *drain) queue() {
 			next = w.fetch(f.rows[len(f.rows)-1].ID)
 		}
 		for _, row := range f.rows {
-			if w.stopped() || w.rec.failed.Load() || row.NextAttemptAt.After(w.d.Clock()) {
+			// The claim found the head due by the database's clock; a later
+			// row not due (only one written so) waits for another claim.
+			if w.stopped() || w.rec.failed.Load() || sent && row.NextAttemptAt.After(w.d.Clock()) {
 				return
 			}
+			sent = true
 			o, kind := w.send(row)
 			switch kind {
 			case answered:

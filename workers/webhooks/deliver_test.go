@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
 
 	domain "github.com/aviary-dev/aviary/domain/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
@@ -435,4 +436,58 @@ func TestReplayStatus(t *testing.T) {
 		t.Errorf("stored status body %s (%v), want the bytes sent", stored, err)
 	}
 	rc.checkSignatures()
+}
+
+// TestShutdown: a deliverer stopped while a POST is in flight finishes
+// it, records it and releases the webhook's lease; the counters say what
+// it sent.
+func TestShutdown(t *testing.T) {
+	t.Parallel()
+	started := make(chan struct{}, 10)
+	rc := newReceiver(t, "", func(*http.Request, []byte) int {
+		started <- struct{}{}
+		time.Sleep(300 * time.Millisecond)
+		return http.StatusOK
+	})
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	f.queue(t, 1, 5)
+	reg := prometheus.NewRegistry()
+	d := deliverer(t, f.db)
+	d.Registerer = reg
+	stop := run(t, d)
+	<-started
+	stop() // returns once the POST in flight is answered and recorded
+	if s := f.states(t); s["delivered"] != 1 || s["pending"] != 4 {
+		t.Errorf("states after the shutdown %v; want 1 delivered, 4 pending", s)
+	}
+	var holder *string
+	if err := f.pool.QueryRow(t.Context(), `SELECT delivery_holder FROM webhooks WHERE id = $1`, f.hook.ID).Scan(&holder); err != nil || holder != nil {
+		t.Errorf("lease holder after the shutdown: %v (%v); want none", holder, err)
+	}
+	if got := deliveredCount(t, reg); got != 1 {
+		t.Errorf("aviary_webhook_deliveries_total{outcome=delivered} = %v, want 1", got)
+	}
+}
+
+// deliveredCount reads the delivered counter from reg.
+func deliveredCount(t *testing.T, reg *prometheus.Registry) float64 {
+	t.Helper()
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != "aviary_webhook_deliveries_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "outcome" && l.GetValue() == "delivered" {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
 }
