@@ -203,7 +203,7 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 					  last_attempt_at = o.started, last_status = o.status, last_latency_ms = o.latency, last_error = o.err,
 					  delivered_at = CASE WHEN o.state = 'delivered' THEN clock_timestamp() ELSE d.delivered_at END,
 					  body = coalesce(o.body, d.body)
-					FROM o WHERE d.id = o.id
+					FROM o WHERE d.id = o.id AND d.id = ANY($1::bigint[]) -- (an index scan, never a scan of the table)
 					RETURNING d.id, o.started, o.status, o.latency, o.err
 				)
 				INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status, latency_ms, error)

@@ -28,6 +28,9 @@ type recItem struct {
 	flushed chan bool
 }
 
+// linger is the longest an outcome waits for others to be recorded with.
+const linger = 20 * time.Millisecond
+
 func newRecorder(w *drain) *recorder {
 	r := &recorder{w: w, in: make(chan recItem, 8*maxRecord), done: make(chan struct{})}
 	go r.run()
@@ -60,18 +63,23 @@ func (r *recorder) run() {
 			return
 		}
 		items := []recItem{first}
-	more:
-		for len(items) < maxRecord {
+		// Gather for up to linger (or maxRecord outcomes, a flush, the
+		// end): one transaction, and one commit's flush, per batch rather
+		// than per outcome.
+		timer := time.NewTimer(linger)
+	gather:
+		for len(items) < maxRecord && items[len(items)-1].flushed == nil {
 			select {
 			case it, ok := <-r.in:
 				if !ok {
-					break more
+					break gather
 				}
 				items = append(items, it)
-			default:
-				break more
+			case <-timer.C:
+				break gather
 			}
 		}
+		timer.Stop()
 		b := storage.DeliveryBatch{WebhookID: r.w.c.ID}
 		var waiting []chan bool
 		for _, it := range items {
