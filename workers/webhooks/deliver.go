@@ -365,6 +365,8 @@ func (w *drain) queue() {
 			sent = true
 			o, kind := w.send(row)
 			switch kind {
+			case notSent:
+				return
 			case answered:
 				w.rec.add(o, false)
 				continue
@@ -411,6 +413,8 @@ func (w *drain) probe() bool {
 	if ok {
 		o, kind := w.send(row)
 		switch kind {
+		case notSent:
+			return false
 		case answered:
 		case rejected:
 			o.State, o.DeadReason = storage.DeliveryDead, storage.DeadRejected
@@ -441,6 +445,7 @@ const (
 	answered    = iota // 2xx
 	unreachable        // no answer, 5xx, 408, 429
 	rejected           // any other answer
+	notSent            // not sent (its replay status could not be written): no attempt
 )
 
 func classify(status int) int {
@@ -462,8 +467,8 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 	if row.Kind == storage.DeliveryReplayStatus {
 		var err error
 		if body, o.JobState, err = w.replayStatus(row); err != nil {
-			o.StartedAt, o.Error = w.d.Clock(), "replay status: "+err.Error()
-			return o, unreachable
+			w.log.Warn("write the replay status; it waits for the next claim", "delivery_id", row.ID, "err", err)
+			return o, notSent
 		}
 		o.Body, o.ReplayJobID = body, row.ReplayJobID
 	}
