@@ -164,7 +164,8 @@ func (db *DB) ProbeDelivery(ctx context.Context, id int64) (storage.WebhookDeliv
 	return d, err == nil, wrap(fmt.Sprintf("read the probe delivery of webhook %d", id), err)
 }
 
-// RecordDeliveryBatch records b in one transaction: one statement updates
+// RecordDeliveryBatch records b in one transaction (committed without
+// waiting for the WAL flush): one statement updates
 // the deliveries and inserts their attempt rows (numbered after the
 // delivery's last), the replay jobs whose status was sent are finished,
 // then the webhook's transition (delivered at, failing, recovery: its
@@ -191,6 +192,12 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 	op := fmt.Sprintf("record deliveries of webhook %d", b.WebhookID)
 	return wrap(op, pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
+		// The commit does not wait for its WAL flush: a database crash may
+		// lose the last outcomes (their deliveries are sent again, which
+		// at-least-once allows; a lost recovery or job end is redone by the
+		// next probe or status), and the lease's release, a synchronous
+		// commit after them, flushes them anyway.
+		batch.Queue(`SET LOCAL synchronous_commit = off`)
 		if n > 0 {
 			batch.Queue(`WITH o AS (
 					SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::int[], $4::int[], $5::text[], $6::text[],
