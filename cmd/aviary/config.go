@@ -96,6 +96,15 @@ type config struct {
 	// WebhookReplayMaxAge is how far back a replay may start, capped by
 	// EventsRetention (replayHorizon).
 	WebhookReplayMaxAge time.Duration
+	// Webhook deliveries (docs/webhooks.md, "Deliveries"): attempts before
+	// a delivery dies, the first retry's wait (doubling), the wait between
+	// probes of a failing webhook, the time a POST may take and how many
+	// webhooks a worker sends at once.
+	WebhookDeliveryAttempts int
+	WebhookRetryBackoff     time.Duration
+	WebhookProbeInterval    time.Duration
+	WebhookDeliveryTimeout  time.Duration
+	WebhookDeliverers       int
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -188,6 +197,11 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_CRC_INTERVAL", "webhook-crc-interval", "30m", "aviary worker: how often the CRC sweeper checks due webhooks (the platform: every 30 minutes; docs/webhooks.md)", duration(&c.WebhookCRCInterval)},
 		{"AVIARY_WEBHOOK_CRC_RECHECK", "webhook-crc-recheck", "24h", "aviary worker: a webhook that passed a CRC check within this long is not checked again by the sweeper (the platform: 24h; 0 with a 1h interval is its hourly schedule)", duration(&c.WebhookCRCRecheck)},
 		{"AVIARY_WEBHOOK_REPLAY_MAX_AGE", "webhook-replay-max-age", "24h", "aviary api: how far back POST /2/webhooks/replay may start (QueryParamInvalid beyond; the platform: 24h); capped by AVIARY_EVENTS_RETENTION, which the api reads for this (docs/webhooks.md)", duration(&c.WebhookReplayMaxAge)},
+		{"AVIARY_WEBHOOK_DELIVERY_ATTEMPTS", "webhook-delivery-attempts", "5", "aviary worker: attempts at a webhook delivery before it dies (unreachable: the webhook turns failing; another 4xx: parked; docs/webhooks.md)", integer(&c.WebhookDeliveryAttempts)},
+		{"AVIARY_WEBHOOK_RETRY_BACKOFF", "webhook-retry-backoff", "10s", "aviary worker: wait before a failed webhook delivery's first retry, doubling at each retry (5 attempts: about 2.5 minutes)", duration(&c.WebhookRetryBackoff)},
+		{"AVIARY_WEBHOOK_PROBE_INTERVAL", "webhook-probe-interval", "1m", "aviary worker: wait between probes of a failing webhook (its oldest undelivered delivery sent again)", duration(&c.WebhookProbeInterval)},
+		{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT", "webhook-delivery-timeout", "10s", "aviary worker: how long one webhook delivery POST may take (no answer in time: a failed attempt)", duration(&c.WebhookDeliveryTimeout)},
+		{"AVIARY_WEBHOOK_DELIVERERS", "webhook-deliverers", "16", "aviary worker: webhooks one worker sends at once (each webhook's deliveries go one at a time, in order)", integer(&c.WebhookDeliverers)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -295,6 +309,11 @@ func (c *config) validate() error {
 		{c.WebhookCRCInterval > 0, "AVIARY_WEBHOOK_CRC_INTERVAL (-webhook-crc-interval)", "a positive duration", c.WebhookCRCInterval},
 		{c.WebhookCRCRecheck >= 0, "AVIARY_WEBHOOK_CRC_RECHECK (-webhook-crc-recheck)", "0 or a positive duration", c.WebhookCRCRecheck},
 		{c.WebhookReplayMaxAge > 0, "AVIARY_WEBHOOK_REPLAY_MAX_AGE (-webhook-replay-max-age)", "a positive duration", c.WebhookReplayMaxAge},
+		{c.WebhookDeliveryAttempts >= 1, "AVIARY_WEBHOOK_DELIVERY_ATTEMPTS (-webhook-delivery-attempts)", "at least 1", c.WebhookDeliveryAttempts},
+		{c.WebhookRetryBackoff > 0, "AVIARY_WEBHOOK_RETRY_BACKOFF (-webhook-retry-backoff)", "a positive duration", c.WebhookRetryBackoff},
+		{c.WebhookProbeInterval > 0, "AVIARY_WEBHOOK_PROBE_INTERVAL (-webhook-probe-interval)", "a positive duration", c.WebhookProbeInterval},
+		{c.WebhookDeliveryTimeout > 0, "AVIARY_WEBHOOK_DELIVERY_TIMEOUT (-webhook-delivery-timeout)", "a positive duration", c.WebhookDeliveryTimeout},
+		{c.WebhookDeliverers >= 1, "AVIARY_WEBHOOK_DELIVERERS (-webhook-deliverers)", "at least 1", c.WebhookDeliverers},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 	}
 	var errs []error

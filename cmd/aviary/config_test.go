@@ -120,6 +120,27 @@ func TestParseConfig(t *testing.T) {
 		{name: "negative rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "-1"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE", "positive"}},
 		{name: "NaN rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "NaN"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE"}},
 		{name: "infinite rate-limit scale", env: map[string]string{"AVIARY_RATE_LIMIT_SCALE": "+Inf"}, wantErr: []string{"AVIARY_RATE_LIMIT_SCALE"}},
+		{name: "webhook deliveries: documented defaults", check: func(c *config) string {
+			if c.WebhookDeliveryAttempts != 5 || c.WebhookRetryBackoff != 10*time.Second || c.WebhookProbeInterval != time.Minute ||
+				c.WebhookDeliveryTimeout != 10*time.Second || c.WebhookDeliverers != 16 {
+				return "webhook delivery defaults are not 5 attempts, 10s backoff, 1m probes, 10s timeout, 16 deliverers"
+			}
+			return ""
+		}},
+		{name: "webhook deliveries: set", env: map[string]string{"AVIARY_WEBHOOK_DELIVERY_ATTEMPTS": "3", "AVIARY_WEBHOOK_RETRY_BACKOFF": "2s",
+			"AVIARY_WEBHOOK_PROBE_INTERVAL": "30s", "AVIARY_WEBHOOK_DELIVERY_TIMEOUT": "4s"}, args: []string{"-webhook-deliverers", "2"},
+			check: func(c *config) string {
+				if c.WebhookDeliveryAttempts != 3 || c.WebhookRetryBackoff != 2*time.Second || c.WebhookProbeInterval != 30*time.Second ||
+					c.WebhookDeliveryTimeout != 4*time.Second || c.WebhookDeliverers != 2 {
+					return "webhook delivery settings not applied"
+				}
+				return ""
+			}},
+		{name: "zero webhook delivery attempts", env: map[string]string{"AVIARY_WEBHOOK_DELIVERY_ATTEMPTS": "0"}, wantErr: []string{"AVIARY_WEBHOOK_DELIVERY_ATTEMPTS", "at least 1"}},
+		{name: "zero webhook retry backoff", env: map[string]string{"AVIARY_WEBHOOK_RETRY_BACKOFF": "0s"}, wantErr: []string{"AVIARY_WEBHOOK_RETRY_BACKOFF", "positive"}},
+		{name: "zero webhook probe interval", env: map[string]string{"AVIARY_WEBHOOK_PROBE_INTERVAL": "0s"}, wantErr: []string{"AVIARY_WEBHOOK_PROBE_INTERVAL", "positive"}},
+		{name: "zero webhook delivery timeout", env: map[string]string{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT": "0s"}, wantErr: []string{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT", "positive"}},
+		{name: "zero webhook deliverers", env: map[string]string{"AVIARY_WEBHOOK_DELIVERERS": "0"}, wantErr: []string{"AVIARY_WEBHOOK_DELIVERERS", "at least 1"}},
 		{name: "every invalid value is reported", env: map[string]string{"AVIARY_SHUTDOWN_TIMEOUT": "-1s", "AVIARY_WORKER_CONCURRENCY": "-2"},
 			wantErr: []string{"AVIARY_SHUTDOWN_TIMEOUT", "AVIARY_WORKER_CONCURRENCY"}},
 	}

@@ -7,11 +7,15 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/aviary-dev/aviary/api/webhooks"
 	domain "github.com/aviary-dev/aviary/domain/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
+	"github.com/aviary-dev/aviary/workers/dispatch"
 	workerhooks "github.com/aviary-dev/aviary/workers/webhooks"
 )
 
@@ -66,5 +70,39 @@ func startWebhookCRC(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *ba
 	s := &workerhooks.CRCSweeper{Store: b.db, Client: newWebhookClient(allow), Logger: log.With("component", "webhook-crc"),
 		Interval: cfg.WebhookCRCInterval, Recheck: cfg.WebhookCRCRecheck}
 	wg.Go(func() { s.Run(ctx) })
+	return nil
+}
+
+// webhooksCursor is the cursor of the dispatcher that records webhook
+// deliveries (its own position in the event log, so a slow receiver or a
+// failing render never holds back the filtered stream's matcher).
+const webhooksCursor = "webhooks"
+
+// startWebhookDeliveries runs, in every worker, the "webhooks" dispatcher
+// (its LinkSink records the deliveries of the stream links; one replica at
+// a time under the cursor's lease) and the Deliverer (any number of
+// replicas, one per webhook at a time under its delivery lease) until ctx
+// ends (docs/webhooks.md, "Deliveries").
+func startWebhookDeliveries(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *backends, log *slog.Logger, reg prometheus.Registerer) error {
+	allow, err := webhookAllow(cfg)
+	if err != nil {
+		return err
+	}
+	sink := workerhooks.NewLinkSink(b.db, b.db, render.Messages{Hydrator: &render.Hydrator{Store: b.db}}, log.With("component", "webhook-links"))
+	d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: []dispatch.Sink{sink}, Logger: log,
+		Registerer: reg, Cursor: webhooksCursor}
+	wg.Go(func() {
+		if err := d.Run(ctx); err != nil {
+			log.Error("webhooks dispatcher stopped", "err", err)
+		}
+	})
+	deliverer := &workerhooks.Deliverer{Store: b.db, Listen: b.db, Client: workerhooks.NewDeliveryClient(allow, cfg.WebhookDeliveryTimeout),
+		Logger: log, Registerer: reg, Concurrency: cfg.WebhookDeliverers, Attempts: cfg.WebhookDeliveryAttempts,
+		Backoff: cfg.WebhookRetryBackoff, ProbeInterval: cfg.WebhookProbeInterval, Timeout: cfg.WebhookDeliveryTimeout}
+	wg.Go(func() {
+		if err := deliverer.Run(ctx); err != nil {
+			log.Error("webhook deliverer stopped", "err", err)
+		}
+	})
 	return nil
 }

@@ -100,6 +100,12 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		return fmt.Errorf("start worker: %w", err)
 	}
 	startDispatcher(sctx, &wg, b, log, reg)
+	if err := startWebhookDeliveries(sctx, &wg, cfg, b, log, reg); err != nil {
+		cancel()
+		wg.Wait()
+		srv.Shutdown()
+		return err
+	}
 	if err := startWebhookCRC(sctx, &wg, cfg, b, log); err != nil {
 		cancel()
 		wg.Wait()

@@ -206,15 +206,21 @@ func (db *DB) EventCursor(ctx context.Context, name string) (int64, error) {
 // notification arrives (nil) or ctx ends or the connection fails (an
 // error); close ends the connection. A dispatcher wakes on it.
 func (db *DB) ListenEvents(ctx context.Context) (wait func(ctx context.Context) error, close func(), err error) {
+	return db.listen(ctx, EventsChannel)
+}
+
+// listen opens a dedicated connection (outside the pool, without the
+// pool's call bound) listening on channel.
+func (db *DB) listen(ctx context.Context, channel string) (wait func(ctx context.Context) error, close func(), err error) {
 	cfg := db.pool.Config().ConnConfig.Copy()
 	cfg.Tracer = nil
 	conn, err := pgx.ConnectConfig(ctx, cfg)
 	if err != nil {
-		return nil, nil, wrap("connect to listen for events", err)
+		return nil, nil, wrap("connect to listen on "+channel, err)
 	}
-	if _, err := conn.Exec(ctx, `LISTEN `+EventsChannel); err != nil {
+	if _, err := conn.Exec(ctx, `LISTEN `+pgx.Identifier{channel}.Sanitize()); err != nil {
 		_ = conn.Close(context.WithoutCancel(ctx))
-		return nil, nil, wrap("listen for events", err)
+		return nil, nil, wrap("listen on "+channel, err)
 	}
 	wait = func(ctx context.Context) error {
 		_, err := conn.WaitForNotification(ctx)

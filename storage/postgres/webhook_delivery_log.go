@@ -10,10 +10,6 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-// webhookDeliveriesChannel is the channel the deliverers LISTEN on; a
-// notification wakes them to look at the queues.
-const webhookDeliveriesChannel = "aviary_webhook_deliveries"
-
 const webhookDeliveryColumns = `id, webhook_id, app_id, kind, event_seq, event_at, coalesce(replay_job_id, 0),
 	coalesce(redelivery_of, 0), body, state, coalesce(dead_reason, ''), attempts, next_attempt_at, last_attempt_at,
 	last_status, last_latency_ms, last_error, delivered_at, created_at`
@@ -112,7 +108,7 @@ func (db *DB) RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, webhookDeliveriesChannel)
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, DeliveriesChannel)
 		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {

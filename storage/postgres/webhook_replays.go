@@ -105,7 +105,7 @@ func (db *DB) RunWebhookReplay(ctx context.Context, id int64) (job storage.Webho
 			return err
 		}
 		ran = true
-		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, webhookDeliveriesChannel)
+		_, err = tx.Exec(ctx, `SELECT pg_notify($1, '')`, DeliveriesChannel)
 		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {

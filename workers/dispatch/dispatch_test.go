@@ -299,9 +299,31 @@ func TestRetentionSweep(t *testing.T) {
 		heartbeat_at = now()`, conns[:2]); err != nil {
 		t.Fatalf("age connections: %v", err)
 	}
+	// Webhook deliveries: those older than the events' retention go
+	// (whatever their state), with their attempts; a recent one stays.
+	hook, err := db.CreateWebhook(ctx, storage.WebhookCreate{AppID: app.ID, URL: "https://a.example/hook", CheckedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var news []storage.NewDelivery
+	for i := range 3 {
+		news = append(news, storage.NewDelivery{WebhookID: hook.ID, AppID: app.ID, EventSeq: int64(i + 1), EventAt: time.Now(), Body: []byte(`{}`)})
+	}
+	if _, err := db.AddWebhookDeliveries(ctx, news); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE webhook_deliveries SET created_at = now() - interval '8 days',
+		state = CASE WHEN event_seq = 1 THEN 'delivered' ELSE state END WHERE event_seq < 3`); err != nil {
+		t.Fatalf("age deliveries: %v", err)
+	}
 	r := &dispatch.Retention{Store: db, Age: dispatch.DefaultRetention, Interval: time.Minute, Batch: 1, Holder: "one"}
-	if n, err := r.Sweep(ctx); err != nil || n != (dispatch.Swept{Events: 2, Connections: 2}) {
-		t.Fatalf("Sweep = %+v, %v; want 2 events, 2 connections", n, err)
+	if n, err := r.Sweep(ctx); err != nil || n != (dispatch.Swept{Events: 2, Deliveries: 2, Connections: 2}) {
+		t.Fatalf("Sweep = %+v, %v; want 2 events, 2 deliveries, 2 connections", n, err)
+	}
+	var leftDeliveries []int64
+	if err := pool.QueryRow(ctx, `SELECT array_agg(event_seq) FROM webhook_deliveries`).Scan(&leftDeliveries); err != nil ||
+		!slices.Equal(leftDeliveries, []int64{3}) {
+		t.Errorf("deliveries left %v (%v), want [3]", leftDeliveries, err)
 	}
 	list, err := db.StreamConnections(ctx, storage.ConnectionQuery{AppID: app.ID, Status: storage.ConnectionsAll, Limit: 10})
 	var left []string

@@ -19,10 +19,11 @@ const DefaultConnectionsRetention = 30 * 24 * time.Hour
 // RetentionInterval is how often the retention sweep runs.
 const RetentionInterval = 10 * time.Minute
 
-// RetentionStore deletes old events and closed stream connections and
-// leases the sweep's turn (storage/postgres.DB).
+// RetentionStore deletes old events, webhook deliveries and closed
+// stream connections and leases the sweep's turn (storage/postgres.DB).
 type RetentionStore interface {
 	DeleteEventsOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error)
+	DeleteWebhookDeliveriesOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error)
 	DeleteStreamConnectionsClosedBefore(ctx context.Context, age time.Duration, batch int) (int64, error)
 	ClaimTaskLease(ctx context.Context, taskID, holder string, ttl time.Duration) (bool, error)
 }
@@ -31,8 +32,9 @@ type RetentionStore interface {
 // Interval deletes.
 const retentionTask = "events:retention"
 
-// Retention deletes the events older than Age, and the stream connection
-// records closed more than ConnectionsAge ago, every Interval, in batches.
+// Retention deletes the events and webhook deliveries (any state, with
+// their attempts) older than Age, and the stream connection records closed
+// more than ConnectionsAge ago, every Interval, in batches.
 type Retention struct {
 	Store          RetentionStore
 	Age            time.Duration // DefaultRetention when 0
@@ -50,10 +52,13 @@ func (r *Retention) Run(ctx context.Context) {
 	for ctx.Err() == nil {
 		n, err := r.Sweep(ctx)
 		if err != nil && ctx.Err() == nil {
-			log.Warn("delete old events and stream connections", "err", err)
+			log.Warn("delete old events, webhook deliveries and stream connections", "err", err)
 		}
 		if n.Events > 0 {
 			log.Info("deleted old events", "count", n.Events, "older_than", r.Age)
+		}
+		if n.Deliveries > 0 {
+			log.Info("deleted old webhook deliveries", "count", n.Deliveries, "older_than", r.Age)
 		}
 		if n.Connections > 0 {
 			log.Info("deleted old stream connections", "count", n.Connections, "closed_before", r.ConnectionsAge)
@@ -83,6 +88,7 @@ func (r *Retention) defaults() {
 // Swept counts what a sweep deleted.
 type Swept struct {
 	Events      int64
+	Deliveries  int64 // webhook deliveries
 	Connections int64 // closed stream connection records
 }
 
@@ -96,6 +102,10 @@ func (r *Retention) Sweep(ctx context.Context) (Swept, error) {
 		return n, err
 	}
 	n.Events, err = r.Store.DeleteEventsOlderThan(ctx, r.Age, r.Batch)
+	if err != nil {
+		return n, err
+	}
+	n.Deliveries, err = r.Store.DeleteWebhookDeliveriesOlderThan(ctx, r.Age, r.Batch)
 	if err != nil {
 		return n, err
 	}

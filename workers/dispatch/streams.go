@@ -4,22 +4,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 
 	"github.com/aviary-dev/aviary/domain/streamrules"
 	"github.com/aviary-dev/aviary/events"
-	"github.com/aviary-dev/aviary/storage"
 )
 
 // StreamRuleSource is where the matcher reads the filtered-stream rules
 // (storage/postgres.DB).
-type StreamRuleSource interface {
-	// AllStreamRules returns every rule with the rules version they make
-	// up, read in one snapshot.
-	AllStreamRules(ctx context.Context) ([]storage.StreamRule, int64, error)
-	// StreamRulesVersion moves whenever a rule is added or deleted.
-	StreamRulesVersion(ctx context.Context) (int64, error)
-}
+type StreamRuleSource = streamrules.Source
 
 // MatchPublisher sends matches to the API replicas (events/bus.Bus).
 type MatchPublisher interface {
@@ -30,19 +22,12 @@ type MatchPublisher interface {
 // created post against the rules of every app and publishes one
 // events.Match per post that matched a rule (docs/streams-rules.md).
 //
-// It keeps the compiled rule set and reloads it when the rules version has
-// moved. The version is read after the dispatcher has read the batch: a
-// rule change committed before a post of the batch is then always seen
-// (the post is matched against the rules of its commit time or later).
+// It keeps the compiled rule set in a streamrules.Cache (reloaded when the
+// rules version has moved, read after the dispatcher has read the batch).
 type StreamMatcher struct {
-	Rules  StreamRuleSource
+	Rules  *streamrules.Cache
 	Bus    MatchPublisher
 	Logger *slog.Logger
-
-	mu      sync.Mutex
-	set     *streamrules.Set
-	version int64
-	loads   int
 }
 
 // NewStreamMatcher returns a matcher reading rules from rules and
@@ -51,18 +36,14 @@ func NewStreamMatcher(rules StreamRuleSource, bus MatchPublisher, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
-	return &StreamMatcher{Rules: rules, Bus: bus, Logger: log}
+	return &StreamMatcher{Rules: streamrules.NewCache(rules, log), Bus: bus, Logger: log}
 }
 
 // Name names the sink (its cursor and metrics).
 func (m *StreamMatcher) Name() string { return "stream-matcher" }
 
 // Loads is how many times the rule set was (re)loaded.
-func (m *StreamMatcher) Loads() int {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.loads
-}
+func (m *StreamMatcher) Loads() int { return m.Rules.Loads() }
 
 // Handle matches the batch's post.create events and publishes their
 // matches in Seq order. An error (rules or Redis unavailable) leaves the
@@ -70,9 +51,9 @@ func (m *StreamMatcher) Loads() int {
 // does not decode is logged and skipped, so one bad event cannot stop the
 // stream.
 func (m *StreamMatcher) Handle(ctx context.Context, batch []events.Event) error {
-	set, err := m.rules(ctx)
+	set, err := m.Rules.Set(ctx)
 	if err != nil {
-		return err
+		return fmt.Errorf("stream matcher: %w", err)
 	}
 	var out []events.Match
 	for _, e := range batch {
@@ -89,26 +70,4 @@ func (m *StreamMatcher) Handle(ctx context.Context, batch []events.Event) error 
 		return fmt.Errorf("stream matcher: %w", err)
 	}
 	return nil
-}
-
-// rules returns the rule set, reloaded if the version moved since it was
-// loaded.
-func (m *StreamMatcher) rules(ctx context.Context) (*streamrules.Set, error) {
-	version, err := m.Rules.StreamRulesVersion(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stream matcher: %w", err)
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.set != nil && version == m.version {
-		return m.set, nil
-	}
-	rules, loaded, err := m.Rules.AllStreamRules(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("stream matcher: %w", err)
-	}
-	m.set, m.version = streamrules.NewSet(rules), loaded
-	m.loads++
-	m.Logger.InfoContext(ctx, "stream rules loaded", "rules", m.set.Len(), "version", loaded)
-	return m.set, nil
 }

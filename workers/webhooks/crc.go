@@ -1,6 +1,8 @@
-// Package webhooks holds the webhook work of the workers: today the CRC
-// sweeper that re-checks registered webhooks on the platform's schedule
-// (docs/webhooks.md, "CRC schedule"); deliveries and replay jobs come next.
+// Package webhooks holds the webhook work of the workers: the CRC sweeper
+// that re-checks registered webhooks on the platform's schedule
+// (docs/webhooks.md, "CRC schedule"), the dispatcher sink that records the
+// deliveries of stream links (LinkSink) and the Deliverer that sends them
+// (docs/webhooks.md, "Deliveries").
 package webhooks
 
 import (

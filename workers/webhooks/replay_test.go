@@ -75,7 +75,7 @@ func (f *replayFixture) copies(t *testing.T, jobID int64) [][2]any {
 	return out
 }
 
-func run(t *testing.T, r *webhooks.Replayer, jobID int64) error {
+func runReplay(t *testing.T, r *webhooks.Replayer, jobID int64) error {
 	t.Helper()
 	task, err := tasks.NewWebhookReplay(jobID)
 	if err != nil {
@@ -104,7 +104,7 @@ func TestReplayHandler(t *testing.T) {
 	factory.WebhookDelivery(t, f.db, f.hook, &factory.WebhookDeliveryOpts{Kind: storage.DeliveryReplayStatus, EventAt: f.from.Add(time.Minute)})
 
 	job := f.job(t, f.hook)
-	if err := run(t, r, job.ID); err != nil {
+	if err := runReplay(t, r, job.ID); err != nil {
 		t.Fatal(err)
 	}
 	want := [][2]any{{int64(12), "post"}, {int64(13), "post"}, {int64(14), "post"}, {int64(0), "replay_status"}}
@@ -115,7 +115,7 @@ func TestReplayHandler(t *testing.T) {
 	if err != nil || j.State != storage.ReplayRunning || j.Events != 3 {
 		t.Fatalf("job after the run: %+v, %v", j, err)
 	}
-	if err := run(t, r, job.ID); err != nil {
+	if err := runReplay(t, r, job.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.copies(t, job.ID); !slices.Equal(got, want) {
@@ -123,7 +123,7 @@ func TestReplayHandler(t *testing.T) {
 	}
 
 	empty := f.job(t, f.empty)
-	if err := run(t, r, empty.ID); err != nil {
+	if err := runReplay(t, r, empty.ID); err != nil {
 		t.Fatal(err)
 	}
 	if got := f.copies(t, empty.ID); !slices.Equal(got, [][2]any{{int64(0), "replay_status"}}) {
@@ -133,7 +133,7 @@ func TestReplayHandler(t *testing.T) {
 		t.Fatalf("empty job: %+v, %v", j, err)
 	}
 
-	if err := run(t, r, 12345); err != nil {
+	if err := runReplay(t, r, 12345); err != nil {
 		t.Fatalf("a gone job: %v", err)
 	}
 	if err := r.ProcessTask(t.Context(), asynq.NewTask(tasks.TypeWebhookReplay, []byte(`{}`))); !errors.Is(err, asynq.SkipRetry) {
@@ -168,7 +168,7 @@ func TestReplaySweep(t *testing.T) {
 	queued := f.job(t, f.hook)
 	archived := f.job(t, f.empty)
 	running := f.job(t, third)
-	if err := run(t, &webhooks.Replayer{Store: f.db}, running.ID); err != nil {
+	if err := runReplay(t, &webhooks.Replayer{Store: f.db}, running.ID); err != nil {
 		t.Fatal(err)
 	}
 
