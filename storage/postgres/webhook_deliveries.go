@@ -216,7 +216,7 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 				INSERT INTO webhook_delivery_attempts (delivery_id, attempt, started_at, status, latency_ms, error)
 				SELECT u.id, coalesce((SELECT max(a.attempt) FROM webhook_delivery_attempts a WHERE a.delivery_id = u.id), 0) + 1,
 				  u.started, u.status, u.latency, u.err
-				FROM u`, ids, started, status, latency, errs, states, reasons, retry, bodies)
+				FROM u WHERE u.status NOT BETWEEN 200 AND 299 -- the delivering attempt lives in the row (WebhookDeliveryOf)`, ids, started, status, latency, errs, states, reasons, retry, bodies)
 		}
 		if len(jobs) > 0 {
 			batch.Queue(`UPDATE webhook_replay_jobs j SET state = o.state, finished_at = clock_timestamp()

@@ -183,6 +183,24 @@ func TestWebhookDeliveries(t *testing.T) {
 		!slices.Equal(attempts, []int32{1, 2, 3}) || failing {
 		t.Errorf("attempts %v, failing %v (%v); want 1,2,3 and not failing", attempts, failing, err)
 	}
+	// Delivered at its fourth attempt: no attempt row is written for it,
+	// the log shows it from the delivery's row, numbered on.
+	err = db.RecordDeliveryBatch(ctx, storage.DeliveryBatch{WebhookID: h1.ID, Outcomes: []storage.DeliveryOutcome{
+		{DeliveryID: pending[2].ID, StartedAt: now, Status: 204, LatencyMS: 7, State: storage.DeliveryDelivered}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows int
+	if err := pool.QueryRow(ctx, `SELECT count(*) FROM webhook_delivery_attempts WHERE delivery_id = $1`, pending[2].ID).Scan(&rows); err != nil || rows != 3 {
+		t.Errorf("%d attempt rows after the delivering attempt (%v), want the 3 failed ones", rows, err)
+	}
+	d3, logged, err := db.WebhookDeliveryOf(ctx, app.ID, h1.ID, pending[2].ID)
+	if err != nil || d3.State != storage.DeliveryDelivered || len(logged) != 4 {
+		t.Fatalf("delivery 3: %+v, attempts %+v, %v; want delivered with 4 attempts", d3, logged, err)
+	}
+	if last := logged[3]; last.Attempt != 4 || last.Status != 204 || last.LatencyMS != 7 || !last.StartedAt.Equal(now.Truncate(time.Microsecond)) || logged[2].Status != 500 {
+		t.Errorf("attempts %+v; want the failed 1-3, then 4 answered 204 in 7 ms at %v", logged, now)
+	}
 
 	// Replay: complete only when every copy was delivered; the status's
 	// outcome finishes the job.

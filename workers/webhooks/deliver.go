@@ -32,7 +32,7 @@ const (
 	DefaultDeliverers       = 16               // AVIARY_WEBHOOK_DELIVERERS
 	DefaultDeliveryPoll     = time.Second
 	DefaultDeliveryLease    = 30 * time.Second
-	DefaultDeliveryBatch    = 100
+	DefaultDeliveryBatch    = 500
 	// maxAnswer is the most of a receiver's answer that is read.
 	maxAnswer = 16 << 10
 	// maxRecord is the most outcomes recorded in one transaction.
