@@ -1,6 +1,9 @@
 package storage
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // OAuth 2.0 client types (docs/oauth.md): a confidential client holds a
 // secret and authenticates with it; a public client (browser, mobile) has
@@ -61,4 +64,16 @@ type OAuth2Token struct {
 // (refresh tokens) not rotated yet.
 func (t OAuth2Token) Live(now time.Time) bool {
 	return !t.Revoked && t.UsedAt == nil && now.Before(t.ExpiresAt)
+}
+
+// ErrTokenReused means a rotated refresh token or a used authorization code
+// was presented again; the store has revoked the grant family it belongs to.
+var ErrTokenReused = errors.New("storage: oauth2 credential reused; its grant is revoked")
+
+// OAuth2Issued are the raw tokens a grant hands out (Refresh "" for none),
+// their scopes and expiry times; the store keeps their hashes.
+type OAuth2Issued struct {
+	Access, Refresh               string
+	AccessExpires, RefreshExpires time.Time
+	Scopes                        []string
 }

@@ -199,6 +199,14 @@ func VerifyPKCE(method, challenge, verifier string) bool {
 	return subtle.ConstantTimeCompare([]byte(want), []byte(challenge)) == 1
 }
 
+// HashSecret is how codes, tokens and client secrets are stored and
+// compared: their SHA-256 (they are long random strings, so a fast hash is
+// enough and lookups stay indexable).
+func HashSecret(s string) []byte {
+	sum := sha256.Sum256([]byte(s))
+	return sum[:]
+}
+
 // OAuth1Scopes are the scopes an OAuth 1.0a access token stands for: every
 // scope of its access level (a read token: the read scopes, offline.access
 // and no write scope).

@@ -2,27 +2,20 @@ package postgres
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 )
 
-// ErrTokenReused means a rotated refresh token or a used authorization code
-// was presented again; the store has revoked the grant family it belongs to.
-var ErrTokenReused = errors.New("oauth2 credential reused; its grant is revoked")
-
-// HashSecret is how OAuth 2.0 codes, tokens and client secrets are stored:
-// their SHA-256 (they are long random strings, so a fast hash suffices).
-func HashSecret(s string) []byte {
-	sum := sha256.Sum256([]byte(s))
-	return sum[:]
-}
+// HashSecret is how OAuth 2.0 codes, tokens and client secrets are stored
+// (domain/oauth2.HashSecret: their SHA-256).
+func HashSecret(s string) []byte { return oauth2.HashSecret(s) }
 
 // SetUserPassword stores a user's password hash (a PHC string; "" disables
 // password login).
@@ -168,21 +161,13 @@ func (db *DB) CreateOAuth2Code(ctx context.Context, code string, c storage.OAuth
 	return wrap("create authorization code", err)
 }
 
-// Issued are the raw tokens a grant hands out (Refresh "" for none) and
-// their expiry times.
-type Issued struct {
-	Access, Refresh               string
-	AccessExpires, RefreshExpires time.Time
-	Scopes                        []string
-}
-
 // ExchangeOAuth2Code redeems an authorization code in one transaction:
 // check (the caller's PKCE, client and redirect_uri checks) sees the code
 // and returns the tokens to issue; the code is marked used, a grant family
 // is created and the tokens stored. An unknown or expired code is
 // ErrNotFound; a code used before is ErrTokenReused, and the family its
 // first exchange created is revoked.
-func (db *DB) ExchangeOAuth2Code(ctx context.Context, code string, now time.Time, check func(storage.OAuth2Code) (Issued, error)) (storage.OAuth2Code, error) {
+func (db *DB) ExchangeOAuth2Code(ctx context.Context, code string, now time.Time, check func(storage.OAuth2Code) (storage.OAuth2Issued, error)) (storage.OAuth2Code, error) {
 	var c storage.OAuth2Code
 	var reused bool
 	err := db.inTx(ctx, "exchange authorization code", func(tx pgx.Tx) error {
@@ -221,12 +206,12 @@ func (db *DB) ExchangeOAuth2Code(ctx context.Context, code string, now time.Time
 		return c, err
 	}
 	if reused {
-		return c, ErrTokenReused
+		return c, storage.ErrTokenReused
 	}
 	return c, nil
 }
 
-func insertTokens(ctx context.Context, tx pgx.Tx, familyID int64, issued Issued) error {
+func insertTokens(ctx context.Context, tx pgx.Tx, familyID int64, issued storage.OAuth2Issued) error {
 	if _, err := tx.Exec(ctx, `INSERT INTO oauth2_tokens (token_hash, kind, family_id, scopes, expires_at) VALUES ($1, 'access', $2, $3, $4)`,
 		HashSecret(issued.Access), familyID, issued.Scopes, issued.AccessExpires); err != nil {
 		return err
@@ -262,7 +247,7 @@ func (db *DB) OAuth2Token(ctx context.Context, token string) (storage.OAuth2Toke
 // unknown, revoked or expired refresh token (or one of another app) is
 // ErrNotFound; one rotated before is ErrTokenReused and its whole family is
 // revoked.
-func (db *DB) RefreshOAuth2(ctx context.Context, refresh string, appID int64, now time.Time, check func(storage.OAuth2Token) (Issued, error)) (storage.OAuth2Token, error) {
+func (db *DB) RefreshOAuth2(ctx context.Context, refresh string, appID int64, now time.Time, check func(storage.OAuth2Token) (storage.OAuth2Issued, error)) (storage.OAuth2Token, error) {
 	var t storage.OAuth2Token
 	var reused bool
 	err := db.inTx(ctx, "refresh OAuth 2.0 token", func(tx pgx.Tx) error {
@@ -294,7 +279,7 @@ func (db *DB) RefreshOAuth2(ctx context.Context, refresh string, appID int64, no
 		return t, err
 	}
 	if reused {
-		return t, ErrTokenReused
+		return t, storage.ErrTokenReused
 	}
 	return t, nil
 }
