@@ -244,6 +244,9 @@ func newMounts(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) (
 		m["/admin/queues/"] = guard.Wrap(mon)
 		b.closers = append(b.closers, func() { mon.Close() })
 	}
+	if err := addWebMounts(cfg, b, log, m); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

@@ -93,6 +93,8 @@ type config struct {
 	WebhookAllow       string
 	WebhookCRCInterval time.Duration
 	WebhookCRCRecheck  time.Duration
+	// WebSessionKey signs the web tier's session cookies (docs/oauth.md).
+	WebSessionKey string
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -184,6 +186,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_ALLOW", "webhook-allow", "", "aviary api and worker: development only: comma-separated host:port entries (host:* for any port, e.g. localhost:*) whose webhook URLs may use http and a port and are reached although loopback or private; empty: https without a port, public addresses only (docs/webhooks.md)", str(&c.WebhookAllow)},
 		{"AVIARY_WEBHOOK_CRC_INTERVAL", "webhook-crc-interval", "30m", "aviary worker: how often the CRC sweeper checks due webhooks (the platform: every 30 minutes; docs/webhooks.md)", duration(&c.WebhookCRCInterval)},
 		{"AVIARY_WEBHOOK_CRC_RECHECK", "webhook-crc-recheck", "24h", "aviary worker: a webhook that passed a CRC check within this long is not checked again by the sweeper (the platform: 24h; 0 with a 1h interval is its hourly schedule)", duration(&c.WebhookCRCRecheck)},
+		{"AVIARY_WEB_SESSION_KEY", "web-session-key", "", "aviary api: key (at least 32 bytes) signing the login and consent pages' session cookies; empty: a random key generated once and kept in PostgreSQL, shared by every replica (docs/oauth.md)", str(&c.WebSessionKey)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},

@@ -323,3 +323,21 @@ func (db *DB) WebSecret(ctx context.Context, name string, generate func() ([]byt
 	err = db.pool.QueryRow(ctx, `SELECT secret FROM web_secrets WHERE name = $1`, name).Scan(&secret)
 	return secret, wrap("load web secret "+name, err)
 }
+
+// SetOAuth2ClientSecret makes secret the app's confidential client secret
+// (registering the client if needed), unless it already is; it reports
+// whether it changed anything. bootstrap uses it to keep the demo app's
+// derived secret in place.
+func (db *DB) SetOAuth2ClientSecret(ctx context.Context, appID int64, secret string) (storage.OAuth2Client, bool, error) {
+	op := fmt.Sprintf("set OAuth 2.0 client secret of app %d", appID)
+	if _, _, err := db.EnsureOAuth2Client(ctx, appID); err != nil {
+		return storage.OAuth2Client{}, false, err
+	}
+	c, err := scanClient(db.pool.QueryRow(ctx, `UPDATE oauth2_clients c SET client_type = 'confidential', secret_hash = $2, rotated_at = now()
+		WHERE c.app_id = $1 AND secret_hash IS DISTINCT FROM $2 RETURNING `+clientColumns, appID, HashSecret(secret)))
+	if errors.Is(err, pgx.ErrNoRows) {
+		c, err = scanClient(db.pool.QueryRow(ctx, `SELECT `+clientColumns+` FROM oauth2_clients c WHERE c.app_id = $1`, appID))
+		return c, false, wrap(op, err)
+	}
+	return c, err == nil, wrap(op, err)
+}
