@@ -207,6 +207,9 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
+	if err := addWebMounts(cfg, b, log, mounts); err != nil {
+		return nil, err
+	}
 	limiter := startLimiter(b, "aviary:", errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
@@ -243,9 +246,6 @@ func newMounts(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) (
 		mon := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: b.asynqRC, ReadOnly: false})
 		m["/admin/queues/"] = guard.Wrap(mon)
 		b.closers = append(b.closers, func() { mon.Close() })
-	}
-	if err := addWebMounts(cfg, b, log, m); err != nil {
-		return nil, err
 	}
 	return m, nil
 }
