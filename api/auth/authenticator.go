@@ -119,7 +119,11 @@ func (a *Authenticator) authenticate(r *http.Request, req Requirement) (Principa
 	if !req.accepts(p.Kind()) {
 		return Principal{}, unsupported(p.Kind(), req)
 	}
-	if p.User != nil && len(req.Scopes) > 0 {
+	// OAuth 1.0a tokens carry every scope of their access level; a
+	// read-only one meets a writing endpoint's refusal (requireWrite) with
+	// the platform's OAuth 1.0a wording, so only OAuth 2.0 tokens are
+	// checked here.
+	if p.Method == MethodOAuth2 && len(req.Scopes) > 0 {
 		if missing := oauth2.Missing(req.Scopes, p.Scopes); len(missing) > 0 {
 			return Principal{}, missingScopes(missing)
 		}

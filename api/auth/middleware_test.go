@@ -165,8 +165,10 @@ func TestMiddleware(t *testing.T) {
 		{name: "revoked oauth2 token", mw: requireUser, req: bearerRequest("Bearer " + otRevoked), status: 401},
 		{name: "oauth2 refresh token is no access token", mw: requireUser, req: bearerRequest("Bearer " + otRefresh), status: 401},
 		{name: "oauth2 token of a suspended user", mw: requireUser, req: bearerRequest("Bearer " + otSuspended), status: 403},
-		{name: "read-only oauth1 token lacks write scopes", mw: requirement(UserContext.Needs("tweet.write")), req: signed{token: atRead, tsecret: atRead}.request,
-			status: 403, inDetail: "tweet.write"},
+		{name: "read-only oauth1 token on a writing endpoint with scopes", mw: requirement(UserContext.Writes().Needs("tweet.write")), req: signed{token: atRead, tsecret: atRead}.request,
+			status: 403, inDetail: "oauth1 app permissions"},
+		{name: "read-only oauth1 token reads with scopes", mw: requirement(UserContext.Needs("tweet.read", "users.read")), req: signed{token: atRead, tsecret: atRead}.request,
+			status: 200, want: "oauth1 app=1 user=11 token=" + atRead + " status="},
 		{name: "app-only bearer skips scopes", mw: requirement(AppOrUser.Needs("tweet.read")), req: bearerRequest("Bearer " + bt1), status: 200, want: "bearer app=1 user=0 token= status="},
 		{name: "oauth1 on RequireBearer", mw: requireBearer, req: signed{}.request, status: 403, slug: apierr.SlugUnsupportedAuthentication},
 
