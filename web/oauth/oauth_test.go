@@ -360,6 +360,14 @@ func TestPublicClientJSONAndQuery(t *testing.T) {
 	if r.status != 200 {
 		t.Fatalf("plain exchange: %d %v", r.status, r.body)
 	}
+	// A confidential client may send its secret in the body instead of
+	// the Basic header.
+	code = f.code(t, f.client.ClientID, nil)
+	r = f.post(t, "/2/oauth2/token", url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback},
+		"code_verifier": {verifier}, "client_id": {f.client.ClientID}, "client_secret": {f.secret}}, nil, false)
+	if r.status != 200 {
+		t.Fatalf("exchange with the secret in the body: %d %v", r.status, r.body)
+	}
 	// A confidential client without its secret is refused.
 	wantError(t, f.post(t, "/2/oauth2/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"x"}, "client_id": {f.client.ClientID}}, nil, false),
 		401, "invalid_client")
