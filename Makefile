@@ -109,7 +109,7 @@ run: deps build
 	bearer="$$(field bearer_token)"; \
 	echo; \
 	echo "== Aviary demo credentials (saved in $$f) =="; \
-	for k in consumer_key consumer_secret bearer_token access_token access_token_secret user_id username ads_account_id funding_instrument_id; do \
+	for k in consumer_key consumer_secret bearer_token access_token access_token_secret user_id username password client_id client_secret callback_url ads_account_id funding_instrument_id; do \
 		printf '  %-20s %s\n' "$$k" "$$(field "$$k")"; \
 	done; \
 	echo; \
@@ -120,6 +120,7 @@ run: deps build
 	echo "  readiness     $$url/readyz"; \
 	echo "  metrics       $$url/metrics"; \
 	echo "  queue admin   $$url/admin/queues   (user '$(AVIARY_ADMIN_USER)', password '$(AVIARY_ADMIN_PASSWORD)')"; \
+	echo "  OAuth 2.0     $$url/i/oauth2/authorize   (consent pages: log in as username/password above; docs/oauth.md)"; \
 	echo; \
 	echo "== Try it: create a compliance job =="; \
 	if [ -z "$$bearer" ]; then echo "  (could not read bearer_token from $$f)"; fi; \

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -79,14 +81,14 @@ func (a *Authenticator) requireWrite(next http.Handler) http.Handler {
 	})
 }
 
-// Authenticate identifies the caller of r from either credential kind.
+// Authenticate identifies the caller of r from any credential kind.
 func (a *Authenticator) Authenticate(r *http.Request) (Principal, error) {
-	return a.authenticate(r, []string{schemeBearer, schemeOAuth})
+	return a.authenticate(r, AppOrUser)
 }
 
-func (a *Authenticator) require(next http.Handler, accepted ...string) http.Handler {
+func (a *Authenticator) require(next http.Handler, req Requirement) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		p, err := a.authenticate(r, accepted)
+		p, err := a.authenticate(r, req)
 		if err != nil {
 			a.writer.Write(w, r, err)
 			return
@@ -95,18 +97,67 @@ func (a *Authenticator) require(next http.Handler, accepted ...string) http.Hand
 	})
 }
 
-func (a *Authenticator) authenticate(r *http.Request, accepted []string) (Principal, error) {
+// authenticate identifies the caller and checks that its credential kind
+// is accepted and, for user context, that it carries req's scopes.
+func (a *Authenticator) authenticate(r *http.Request, req Requirement) (Principal, error) {
 	scheme, credentials, err := authorization(r)
 	if err != nil {
 		return Principal{}, err
 	}
-	if !slices.Contains(accepted, scheme) {
-		return Principal{}, unsupported(scheme)
+	if !slices.ContainsFunc(req.Accept, func(c Credential) bool { return c.scheme() == scheme }) {
+		return Principal{}, unsupported(kindOfScheme(scheme), req)
 	}
+	var p Principal
 	if scheme == schemeBearer {
-		return a.bearer(r.Context(), credentials)
+		p, err = a.bearer(r.Context(), credentials)
+	} else {
+		p, err = a.oauth1(r, credentials)
 	}
-	return a.oauth1(r, credentials)
+	if err != nil {
+		return Principal{}, err
+	}
+	if !req.accepts(p.Kind()) {
+		return Principal{}, unsupported(p.Kind(), req)
+	}
+	// OAuth 1.0a tokens carry every scope of their access level; a
+	// read-only one meets a writing endpoint's refusal (requireWrite) with
+	// the platform's OAuth 1.0a wording, so only OAuth 2.0 tokens are
+	// checked here.
+	if p.Method == MethodOAuth2 && len(req.Scopes) > 0 {
+		if missing := oauth2.Missing(req.Scopes, p.Scopes); len(missing) > 0 {
+			return Principal{}, missingScopes(missing)
+		}
+	}
+	return p, nil
+}
+
+// kindOfScheme is the credential kind a refusal names for a scheme the
+// endpoint does not take at all.
+func kindOfScheme(scheme string) Credential {
+	if scheme == schemeOAuth {
+		return OAuth1User
+	}
+	return AppOnly
+}
+
+// missingScopes is the 403 a user token without an endpoint's scopes gets.
+func missingScopes(missing []string) *apierr.Error {
+	return apierr.Forbidden("Your access token is missing the scope" + plural(len(missing)) + " " + strings.Join(missing, ", ") +
+		" that this endpoint requires; authorize the app again with " + pronoun(len(missing)) + ".")
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
 }
 
 // authorization returns the scheme and credentials of r's single
@@ -127,11 +178,15 @@ func authorization(r *http.Request) (scheme, credentials string, err error) {
 	return scheme, credentials, nil
 }
 
-func unsupported(scheme string) *apierr.Error {
-	if scheme == schemeBearer {
-		return apierr.UnsupportedAuthentication("This endpoint requires OAuth 1.0a user context; app-only bearer tokens are not supported here.")
+// unsupported is the 403 unsupported-authentication a credential of kind
+// gets from an endpoint that does not accept it.
+func unsupported(kind Credential, req Requirement) *apierr.Error {
+	labels := make([]string, len(req.Accept))
+	for i, c := range req.Accept {
+		labels[i] = c.label()
 	}
-	return apierr.UnsupportedAuthentication("This endpoint requires an app-only bearer token; OAuth 1.0a user context is not supported here.")
+	return apierr.UnsupportedAuthentication("Authenticating with " + kind.label() + " is forbidden for this endpoint.  Supported authentication types are [" +
+		strings.Join(labels, ", ") + "].")
 }
 
 // lookupError maps a store miss to a 401 with detail and wraps anything else

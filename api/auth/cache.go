@@ -35,6 +35,8 @@ const (
 	kindToken  = "token"  // an OAuth 1.0a access token (the token)
 	kindUser   = "user"   // a user's state (the decimal user id)
 	kindApp    = "app"    // an app's consumer credentials (the consumer key)
+	kindAppID  = "app-id" // an app by id (dropped with every app change)
+	kindOAuth2 = "oauth2" // OAuth 2.0 user tokens (all of them: they are stored hashed, families revoke many)
 	kindAll    = "all"    // everything
 )
 
@@ -143,6 +145,12 @@ func (c *Cache) Invalidate(msg string) {
 		delete(c.entries, cacheKey(kindToken, value))
 	case kindUser:
 		delete(c.entries, cacheKey(kindUser, value))
+	case kindOAuth2:
+		for k := range c.entries {
+			if k.kind == kindOAuth2 {
+				delete(c.entries, k)
+			}
+		}
 	case kindApp:
 		// Bearer entries hold the app too: drop them all, it is rare.
 		clear(c.entries)
@@ -263,8 +271,16 @@ func (s *cachedStore) AppByConsumerKey(ctx context.Context, key string) (storage
 	return cached(s.cache, cacheKey(kindApp, key), func() (storage.App, error) { return s.store.AppByConsumerKey(ctx, key) })
 }
 
+func (s *cachedStore) AppByID(ctx context.Context, id int64) (storage.App, error) {
+	return cached(s.cache, cacheKey(kindAppID, strconv.FormatInt(id, 10)), func() (storage.App, error) { return s.store.AppByID(ctx, id) })
+}
+
 func (s *cachedStore) AccessToken(ctx context.Context, token string) (storage.AccessToken, error) {
 	return cached(s.cache, cacheKey(kindToken, token), func() (storage.AccessToken, error) { return s.store.AccessToken(ctx, token) })
+}
+
+func (s *cachedStore) OAuth2Token(ctx context.Context, token string) (storage.OAuth2Token, error) {
+	return cached(s.cache, cacheKey(kindOAuth2, token), func() (storage.OAuth2Token, error) { return s.store.OAuth2Token(ctx, token) })
 }
 
 func (s *cachedStore) UserByID(ctx context.Context, id int64) (storage.User, error) {
@@ -306,6 +322,13 @@ func (p *Publisher) BearerRevoked(ctx context.Context, token string) error {
 // AccessTokenRevoked announces that an OAuth 1.0a access token was revoked.
 func (p *Publisher) AccessTokenRevoked(ctx context.Context, token string) error {
 	return p.publish(ctx, cacheKey(kindToken, token).message())
+}
+
+// OAuth2Revoked announces that OAuth 2.0 user tokens were revoked (a
+// token, or a whole grant family): every replica drops its cached OAuth 2.0
+// tokens.
+func (p *Publisher) OAuth2Revoked(ctx context.Context) error {
+	return p.publish(ctx, cacheKey(kindOAuth2, "").message())
 }
 
 // UserChanged announces that a user's state (suspended, deactivated,

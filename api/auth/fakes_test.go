@@ -19,6 +19,19 @@ type fakeStore struct {
 	bearer map[string]int64
 	tokens map[string]storage.AccessToken
 	users  map[int64]storage.User
+	oauth2 map[string]storage.OAuth2Token
+}
+
+func (s *fakeStore) AppByID(_ context.Context, id int64) (storage.App, error) {
+	return s.appByID(id)
+}
+
+func (s *fakeStore) OAuth2Token(_ context.Context, token string) (storage.OAuth2Token, error) {
+	t, ok := s.oauth2[token]
+	if !ok {
+		return storage.OAuth2Token{}, fmt.Errorf("oauth2 token: %w", storage.ErrNotFound)
+	}
+	return t, nil
 }
 
 func (s *fakeStore) AppByBearerToken(_ context.Context, token string) (storage.App, error) {
@@ -105,6 +118,8 @@ const (
 	atProtected     = "60-protected"
 	atGoneAndBanned = "70-deleted-suspended"
 	bt1             = "AAAA%2Fbearer1"
+	// OAuth 2.0 user tokens of app 2 (user 10 unless named).
+	ot1, otExpired, otRevoked, otRefresh, otSuspended = "o2-live", "o2-expired", "o2-revoked", "o2-refresh", "o2-suspended"
 )
 
 func newFakeStore() *fakeStore {
@@ -132,6 +147,15 @@ func newFakeStore() *fakeStore {
 			60: {ID: 60, Username: "protected", ProtectedAt: &at},
 			70: {ID: 70, Username: "deleted-suspended", DeletedAt: &at, SuspendedAt: &at},
 		},
+	}
+	live, gone := testNow.Add(time.Hour), testNow.Add(-time.Second)
+	read := []string{"tweet.read", "users.read"}
+	s.oauth2 = map[string]storage.OAuth2Token{
+		ot1:         {Kind: storage.TokenAccess, AppID: 2, UserID: 10, Scopes: read, ExpiresAt: live},
+		otExpired:   {Kind: storage.TokenAccess, AppID: 2, UserID: 10, Scopes: read, ExpiresAt: gone},
+		otRevoked:   {Kind: storage.TokenAccess, AppID: 2, UserID: 10, Scopes: read, ExpiresAt: live, Revoked: true},
+		otRefresh:   {Kind: storage.TokenRefresh, AppID: 2, UserID: 10, Scopes: read, ExpiresAt: live},
+		otSuspended: {Kind: storage.TokenAccess, AppID: 2, UserID: 50, Scopes: read, ExpiresAt: live},
 	}
 	for id, tok := range map[int64]string{30: atDeleted, 40: atDeactivated, 50: atSuspended, 60: atProtected, 70: atGoneAndBanned} {
 		s.tokens[tok] = storage.AccessToken{Token: tok, Secret: tok, AppID: 1, UserID: id, AccessLevel: rw}

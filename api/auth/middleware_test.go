@@ -101,7 +101,10 @@ var echo = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 	}
 	user, token := int64(0), ""
 	if p.User != nil {
-		user, token = p.User.ID, p.Token.Token
+		user = p.User.ID
+	}
+	if p.Token != nil {
+		token = p.Token.Token
 	}
 	fmt.Fprintf(w, "%s app=%d user=%d token=%s status=%s", p.Method, p.App.ID, user, token, r.PostFormValue("status"))
 })
@@ -143,7 +146,30 @@ func TestMiddleware(t *testing.T) {
 		}},
 		{name: "bearer store failure", mw: requireApp, req: bearerRequest("Bearer boom"), status: 500},
 		{name: "bearer on RequireUser", mw: requireUser, req: bearerRequest("Bearer " + bt1), status: 403, slug: apierr.SlugUnsupportedAuthentication},
-		{name: "unknown bearer on RequireUser is still 403", mw: requireUser, req: bearerRequest("Bearer nope"), status: 403, slug: apierr.SlugUnsupportedAuthentication},
+		// User context takes OAuth 2.0 user tokens, which are bearer
+		// tokens too: an unknown one is looked up and refused with 401;
+		// where no bearer kind is accepted it is 403 before any lookup.
+		{name: "unknown bearer on RequireUser", mw: requireUser, req: bearerRequest("Bearer nope"), status: 401},
+		{name: "unknown bearer on OAuth1Only is 403", mw: requirement(OAuth1Only), req: bearerRequest("Bearer nope"), status: 403, slug: apierr.SlugUnsupportedAuthentication},
+
+		{name: "oauth2 user token on RequireUser", mw: requireUser, req: bearerRequest("Bearer " + ot1), status: 200, want: "oauth2 app=2 user=10 token= status="},
+		{name: "oauth2 user token on RequireApp", mw: requireApp, req: bearerRequest("Bearer " + ot1), status: 200, want: "oauth2 app=2 user=10 token= status="},
+		{name: "oauth2 user token with the scopes", mw: requirement(UserContext.Needs("tweet.read", "users.read")), req: bearerRequest("Bearer " + ot1), status: 200,
+			want: "oauth2 app=2 user=10 token= status="},
+		{name: "oauth2 user token without tweet.write", mw: requirement(UserContext.Writes().Needs("tweet.read", "tweet.write")), req: bearerRequest("Bearer " + ot1),
+			status: 403, inDetail: "tweet.write"},
+		{name: "oauth2 user token on RequireBearer", mw: requireBearer, req: bearerRequest("Bearer " + ot1), status: 403, slug: apierr.SlugUnsupportedAuthentication,
+			inDetail: "OAuth 2.0 User Context"},
+		{name: "oauth2 user token on OAuth1Only", mw: requirement(OAuth1Only), req: bearerRequest("Bearer " + ot1), status: 403, slug: apierr.SlugUnsupportedAuthentication},
+		{name: "expired oauth2 token", mw: requireUser, req: bearerRequest("Bearer " + otExpired), status: 401},
+		{name: "revoked oauth2 token", mw: requireUser, req: bearerRequest("Bearer " + otRevoked), status: 401},
+		{name: "oauth2 refresh token is no access token", mw: requireUser, req: bearerRequest("Bearer " + otRefresh), status: 401},
+		{name: "oauth2 token of a suspended user", mw: requireUser, req: bearerRequest("Bearer " + otSuspended), status: 403},
+		{name: "read-only oauth1 token on a writing endpoint with scopes", mw: requirement(UserContext.Writes().Needs("tweet.write")), req: signed{token: atRead, tsecret: atRead}.request,
+			status: 403, inDetail: "oauth1 app permissions"},
+		{name: "read-only oauth1 token reads with scopes", mw: requirement(UserContext.Needs("tweet.read", "users.read")), req: signed{token: atRead, tsecret: atRead}.request,
+			status: 200, want: "oauth1 app=1 user=11 token=" + atRead + " status="},
+		{name: "app-only bearer skips scopes", mw: requirement(AppOrUser.Needs("tweet.read")), req: bearerRequest("Bearer " + bt1), status: 200, want: "bearer app=1 user=0 token= status="},
 		{name: "oauth1 on RequireBearer", mw: requireBearer, req: signed{}.request, status: 403, slug: apierr.SlugUnsupportedAuthentication},
 
 		{name: "oauth1 GET with query on RequireUser", mw: requireUser, req: signed{}.request, status: 200, want: "oauth1 app=1 user=10 token=" + at1 + " status="},

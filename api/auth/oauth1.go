@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -51,7 +52,7 @@ func (a *Authenticator) oauth1(r *http.Request, header string) (Principal, error
 	if err := accountError(user); err != nil {
 		return Principal{}, err
 	}
-	return Principal{App: app, User: &user, Token: &token, Method: MethodOAuth1}, nil
+	return Principal{App: app, User: &user, Token: &token, Method: MethodOAuth1, Scopes: oauth2.OAuth1Scopes(token.CanWrite())}, nil
 }
 
 const userGoneDetail = "The user of this access token no longer exists."

@@ -12,6 +12,9 @@ const (
 	MethodBearer = "bearer"
 	// MethodOAuth1 is OAuth 1.0a user-context authentication.
 	MethodOAuth1 = "oauth1"
+	// MethodOAuth2 is OAuth 2.0 user-context authentication (a user access
+	// token sent as a bearer token).
+	MethodOAuth2 = "oauth2"
 )
 
 // Principal is the authenticated caller of a request.
@@ -22,12 +25,28 @@ type Principal struct {
 	User *storage.User
 	// Token is the OAuth 1.0a access token used; nil for bearer tokens.
 	Token *storage.AccessToken
-	// Method is MethodBearer or MethodOAuth1.
+	// Method is MethodBearer, MethodOAuth1 or MethodOAuth2.
 	Method string
+	// Scopes are the OAuth 2.0 scopes of a user-context caller: those its
+	// OAuth 2.0 token was granted, or every scope of an OAuth 1.0a token's
+	// access level (docs/oauth.md). Nil for app-only callers.
+	Scopes []string
+}
+
+// Kind is the credential kind the caller authenticated with.
+func (p Principal) Kind() Credential {
+	switch p.Method {
+	case MethodOAuth1:
+		return OAuth1User
+	case MethodOAuth2:
+		return OAuth2User
+	}
+	return AppOnly
 }
 
 // CanWrite reports whether the caller may use endpoints that write: app-only
-// callers always, user-context callers when their token is read-write.
+// callers always, OAuth 1.0a callers when their token is read-write, OAuth
+// 2.0 callers by their scopes (Requirement.Scopes).
 func (p Principal) CanWrite() bool { return p.Token == nil || p.Token.CanWrite() }
 
 type principalKey struct{}

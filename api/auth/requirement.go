@@ -8,14 +8,37 @@ import (
 // Credential is a kind of credential a route accepts.
 type Credential string
 
-// The credential kinds Aviary verifies today. OAuth 2.0 user-context tokens
-// (with scopes) come with the OAuth issue and get their own kind.
+// The credential kinds Aviary verifies.
 const (
 	// AppOnly is an OAuth 2.0 app-only bearer token.
-	AppOnly Credential = schemeBearer
+	AppOnly Credential = "app-only"
 	// OAuth1User is an OAuth 1.0a user-context HMAC-SHA1 signature.
-	OAuth1User Credential = schemeOAuth
+	OAuth1User Credential = "oauth1-user"
+	// OAuth2User is an OAuth 2.0 user access token (authorization code
+	// with PKCE), sent as a bearer token; it carries scopes.
+	OAuth2User Credential = "oauth2-user"
 )
+
+// scheme is the Authorization scheme a credential kind comes in.
+func (c Credential) scheme() string {
+	if c == OAuth1User {
+		return schemeOAuth
+	}
+	return schemeBearer
+}
+
+// label is how refusals name a credential kind, as the platform does.
+func (c Credential) label() string {
+	switch c {
+	case AppOnly:
+		return "OAuth 2.0 Application-Only"
+	case OAuth1User:
+		return "OAuth 1.0a User Context"
+	case OAuth2User:
+		return "OAuth 2.0 User Context"
+	}
+	return string(c)
+}
 
 // Requirement is what an endpoint demands of its caller: which credential
 // kinds it accepts, whether it writes (read-only tokens are refused), and,
@@ -27,8 +50,10 @@ type Requirement struct {
 	Accept []Credential
 	// Write refuses callers that may not write (read-only access tokens).
 	Write bool
-	// Scopes are the OAuth 2.0 scopes a user-context token must carry. No
-	// credential kind carries scopes yet, so they are recorded only.
+	// Scopes are the OAuth 2.0 scopes a user-context token must carry
+	// (all of them); a token without one is refused with 403. OAuth 1.0a
+	// tokens carry every scope of their access level (Principal.Scopes),
+	// app-only tokens are not checked.
 	Scopes []string
 	// Public admits requests without authenticating a caller: Verify
 	// checks the credential the request itself carries (a signed URL). No
@@ -47,10 +72,14 @@ type Requirement struct {
 var (
 	// BearerOnly admits app-only bearer tokens.
 	BearerOnly = Requirement{Accept: []Credential{AppOnly}}
-	// UserContext admits OAuth 1.0a user-context requests.
-	UserContext = Requirement{Accept: []Credential{OAuth1User}}
-	// AppOrUser admits either kind.
-	AppOrUser = Requirement{Accept: []Credential{AppOnly, OAuth1User}}
+	// UserContext admits user-context requests: OAuth 1.0a signatures and
+	// OAuth 2.0 user access tokens.
+	UserContext = Requirement{Accept: []Credential{OAuth1User, OAuth2User}}
+	// OAuth1Only admits OAuth 1.0a user-context requests only (the ads
+	// API, which takes no OAuth 2.0).
+	OAuth1Only = Requirement{Accept: []Credential{OAuth1User}}
+	// AppOrUser admits all three kinds.
+	AppOrUser = Requirement{Accept: []Credential{AppOnly, OAuth1User, OAuth2User}}
 )
 
 // Signed admits requests without an Authorization header to an endpoint
@@ -60,24 +89,22 @@ func Signed(verify func(r *http.Request) error) Requirement {
 	return Requirement{Public: true, Verify: verify}
 }
 
+// Needs returns r requiring the OAuth 2.0 scopes (in addition to any it
+// already names).
+func (r Requirement) Needs(scopes ...string) Requirement {
+	r.Scopes = append(slices.Clip(r.Scopes), scopes...)
+	return r
+}
+
 // Writes returns r for an endpoint that writes.
 func (r Requirement) Writes() Requirement {
 	r.Write = true
 	return r
 }
 
-// accepts reports whether scheme is one of r's credential kinds.
-func (r Requirement) accepts(scheme string) bool {
-	return slices.Contains(r.Accept, Credential(scheme))
-}
-
-// schemes lists r's credential kinds as Authorization schemes.
-func (r Requirement) schemes() []string {
-	out := make([]string, len(r.Accept))
-	for i, c := range r.Accept {
-		out[i] = string(c)
-	}
-	return out
+// accepts reports whether kind is one of r's credential kinds.
+func (r Requirement) accepts(kind Credential) bool {
+	return slices.Contains(r.Accept, kind)
 }
 
 // Middleware enforces req: it authenticates the caller with one of the
@@ -98,12 +125,11 @@ func (a *Authenticator) Middleware(req Requirement) func(http.Handler) http.Hand
 	if len(req.Accept) == 0 {
 		panic("auth: Requirement accepts no credential kind")
 	}
-	accepted := req.schemes()
 	return func(next http.Handler) http.Handler {
 		if req.Write {
 			next = a.requireWrite(next)
 		}
-		return a.require(next, accepted...)
+		return a.require(next, req)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
 	"github.com/aviary-dev/aviary/validation"
@@ -73,7 +74,7 @@ func (m *Module) Routes() []httpx.Endpoint {
 	return []httpx.Endpoint{
 		{
 			Pattern: "POST /2/media/upload/initialize",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.MediaWrite),
 			Limit:   httpx.Limit{Name: "media_upload_initialize", Requests: 500, Scope: httpx.PerUser},
 			Body:    httpx.JSONBody(initializeMaxBody),
 			Handle:  m.initialize,
@@ -83,7 +84,7 @@ func (m *Module) Routes() []httpx.Endpoint {
 			// Content-Type (a multipart body cannot be read without its
 			// boundary parameter).
 			Pattern: "POST /2/media/upload/{id}/append",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.MediaWrite),
 			Limit:   httpx.Limit{Name: "media_upload_append", Requests: 50_000, Scope: httpx.PerUser},
 			Body:    httpx.Body{MaxBytes: appendMaxBody, Types: []string{httpx.ContentJSON, httpx.ContentMultipart}},
 			Handle:  m.appendSegment,
@@ -94,7 +95,7 @@ func (m *Module) Routes() []httpx.Endpoint {
 			// never refused for its content type. (A rule with types would
 			// answer 415 to a client that labels an empty body text/plain.)
 			Pattern: "POST /2/media/upload/{id}/finalize",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.MediaWrite),
 			Limit:   httpx.Limit{Name: "media_upload_finalize", Requests: 500, Scope: httpx.PerUser},
 			Handle:  m.finalize,
 		},
@@ -102,14 +103,14 @@ func (m *Module) Routes() []httpx.Endpoint {
 			// The one-shot upload: initialize, one append and finalize in
 			// one request (upload.go), for media of at most one segment.
 			Pattern: "POST /2/media/upload",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.MediaWrite),
 			Limit:   httpx.Limit{Name: "media_upload", Requests: 500, Scope: httpx.PerUser},
 			Body:    httpx.Body{MaxBytes: appendMaxBody, Types: []string{httpx.ContentJSON, httpx.ContentMultipart}},
 			Handle:  m.upload,
 		},
 		{
 			Pattern: "GET /2/media/upload",
-			Auth:    auth.UserContext,
+			Auth:    auth.UserContext.Needs(oauth2.MediaWrite),
 			Limit:   httpx.Limit{Name: "media_upload_status", Requests: 1000, Scope: httpx.PerUser},
 			Query:   []string{"command", "media_id"},
 			Handle:  m.status,

@@ -11,6 +11,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
@@ -60,9 +61,9 @@ const (
 // app-only callers): search 300, lookup 900 (like the user lookups).
 func (m *Module) Routes() []httpx.Endpoint {
 	return []httpx.Endpoint{
-		{Pattern: "GET /2/news/search", Auth: auth.AppOrUser, Query: []string{queryParam, maxResultsParam, maxAgeParam, fieldsParam},
+		{Pattern: "GET /2/news/search", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Query: []string{queryParam, maxResultsParam, maxAgeParam, fieldsParam},
 			Limit: httpx.Limit{Name: "news_search", Requests: 300, Scope: httpx.PerUser}, Handle: m.search},
-		{Pattern: "GET /2/news/{id}", Auth: auth.AppOrUser, Query: []string{fieldsParam},
+		{Pattern: "GET /2/news/{id}", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Query: []string{fieldsParam},
 			Limit: httpx.Limit{Name: "news_lookup", Requests: 900, Scope: httpx.PerUser}, Handle: m.byID},
 	}
 }

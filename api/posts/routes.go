@@ -11,6 +11,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/validation"
 )
@@ -73,7 +74,7 @@ func (m *Module) Routes() []httpx.Endpoint {
 	return []httpx.Endpoint{
 		{
 			Pattern: "POST /2/tweets",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.TweetWrite, oauth2.UsersRead),
 			// The user's 24-hour count before the app's: a request the
 			// user's refuses costs the app nothing (docs/auth-and-rate-limits.md).
 			Limit: httpx.Limit{Name: "tweets_create", Requests: 200, Scope: httpx.PerUser, Also: []httpx.Limit{
@@ -85,47 +86,47 @@ func (m *Module) Routes() []httpx.Endpoint {
 		},
 		{
 			Pattern: "DELETE /2/tweets/{id}",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.TweetWrite, oauth2.UsersRead),
 			Limit:   httpx.Limit{Name: "tweets_delete", Requests: 50, Scope: httpx.PerUser},
 			Handle:  m.delete,
 		},
 		{
 			Pattern: "GET /2/tweets",
-			Auth:    auth.AppOrUser,
+			Auth:    auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead),
 			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
 			Query:   append([]string{"ids"}, render.TweetParams...),
 			Handle:  m.lookup,
 		},
 		{
 			Pattern: "GET /2/tweets/{id}",
-			Auth:    auth.AppOrUser,
+			Auth:    auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead),
 			Limit:   httpx.Limit{Name: "tweets_lookup", Requests: 900, Scope: httpx.PerUser},
 			Query:   render.TweetParams,
 			Handle:  m.lookupOne,
 		},
 		{
 			Pattern: "POST /2/users/{id}/likes",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.UsersRead, oauth2.LikeWrite),
 			Limit:   httpx.Limit{Name: "likes_create", Requests: 1000, Window: 24 * time.Hour, Scope: httpx.PerUser},
 			Body:    httpx.JSONBody(httpx.DefaultMaxBody),
 			Handle:  m.like,
 		},
 		{
 			Pattern: "DELETE /2/users/{id}/likes/{tweet_id}",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.UsersRead, oauth2.LikeWrite),
 			Limit:   httpx.Limit{Name: "likes_delete", Requests: 1000, Window: 24 * time.Hour, Scope: httpx.PerUser},
 			Handle:  m.unlike,
 		},
 		{
 			Pattern: "POST /2/users/{id}/retweets",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.TweetWrite, oauth2.UsersRead),
 			Limit:   httpx.Limit{Name: "retweets_create", Requests: 50, Scope: httpx.PerUser},
 			Body:    httpx.JSONBody(httpx.DefaultMaxBody),
 			Handle:  m.repost,
 		},
 		{
 			Pattern: "DELETE /2/users/{id}/retweets/{source_tweet_id}",
-			Auth:    auth.UserContext.Writes(),
+			Auth:    auth.UserContext.Writes().Needs(oauth2.TweetRead, oauth2.TweetWrite, oauth2.UsersRead),
 			Limit:   httpx.Limit{Name: "retweets_delete", Requests: 50, Scope: httpx.PerUser},
 			Handle:  m.unrepost,
 		},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
@@ -74,7 +75,7 @@ var (
 // context; the full archive and counts are app-only, as on the platform.
 func (m *Module) Routes() []httpx.Endpoint {
 	return []httpx.Endpoint{
-		{Pattern: "GET /2/tweets/search/recent", Auth: auth.AppOrUser, Query: searchParams,
+		{Pattern: "GET /2/tweets/search/recent", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Query: searchParams,
 			Limit: httpx.Limit{Name: "search_recent", Requests: 450, Scope: httpx.PerUser}, Handle: m.searchHandler(recent)},
 		{Pattern: "GET /2/tweets/search/all", Auth: auth.BearerOnly, Query: searchParams,
 			Limit: httpx.Limit{Name: "search_all", Requests: 300, Scope: httpx.PerApp}, Handle: m.searchHandler(all)},

@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/objects"
+	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/validation"
@@ -48,12 +49,12 @@ const maxLookup = 100
 func (m *Module) Routes() []httpx.Endpoint {
 	limit := httpx.Limit{Name: "users_lookup", Requests: 900, Scope: httpx.PerUser}
 	return []httpx.Endpoint{
-		{Pattern: "GET /2/users/me", Auth: auth.UserContext, Limit: httpx.Limit{Name: "users_me", Requests: 75, Scope: httpx.PerUser},
+		{Pattern: "GET /2/users/me", Auth: auth.UserContext.Needs(oauth2.TweetRead, oauth2.UsersRead), Limit: httpx.Limit{Name: "users_me", Requests: 75, Scope: httpx.PerUser},
 			Query: render.UserParams, Handle: m.me},
-		{Pattern: "GET /2/users/{id}", Auth: auth.AppOrUser, Limit: limit, Query: render.UserParams, Handle: m.byID},
-		{Pattern: "GET /2/users", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"ids"}, render.UserParams...), Handle: m.byIDs},
-		{Pattern: "GET /2/users/by/username/{username}", Auth: auth.AppOrUser, Limit: limit, Query: render.UserParams, Handle: m.byUsername},
-		{Pattern: "GET /2/users/by", Auth: auth.AppOrUser, Limit: limit, Query: append([]string{"usernames"}, render.UserParams...), Handle: m.byUsernames},
+		{Pattern: "GET /2/users/{id}", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Limit: limit, Query: render.UserParams, Handle: m.byID},
+		{Pattern: "GET /2/users", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Limit: limit, Query: append([]string{"ids"}, render.UserParams...), Handle: m.byIDs},
+		{Pattern: "GET /2/users/by/username/{username}", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Limit: limit, Query: render.UserParams, Handle: m.byUsername},
+		{Pattern: "GET /2/users/by", Auth: auth.AppOrUser.Needs(oauth2.TweetRead, oauth2.UsersRead), Limit: limit, Query: append([]string{"usernames"}, render.UserParams...), Handle: m.byUsernames},
 	}
 }
 

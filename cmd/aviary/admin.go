@@ -49,6 +49,13 @@ commands:
                                                    create an active funding instrument; prints its id
   place set ID COUNTRY [NAME]                      add or replace a place posts may name in geo.place_id
                                                    (COUNTRY: ISO 3166-1 alpha-2)
+  user password --user USERNAME [--password P]     set the password the user logs in to the consent pages with
+                                                   (argon2id; without --password a random one is printed)
+  callback add|remove --app NAME --callback URL    register or remove an OAuth callback URL (exact match)
+  callback list --app NAME                         the app's registered callback URLs
+  client show --app NAME                           the app's OAuth 2.0 client_id and type (registers a client once)
+  client rotate --app NAME [--client-type confidential|public]
+                                                   issue a new client secret (public: none); prints it once
   insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
                                                    newest first, at most N (100): one JSON object a line
 Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
@@ -125,6 +132,9 @@ type adminFlags struct {
 	// FundingType and Currency are ads funding-instrument's --type and
 	// --currency.
 	FundingType, Currency string
+	// Password and ClientType are user password's --password and client
+	// rotate's --client-type (admin_oauth.go).
+	Password, ClientType string
 	// Description, Location, URL, Image, Country and Pinned are user
 	// profile's fields; only the given ones change.
 	Description, Location, URL, Image, Country, Pinned optString
@@ -199,6 +209,8 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&o.Pinned, "pinned", "user profile: id of the user's own post to pin, or none")
 	fs.DurationVar(&o.Since, "since", 24*time.Hour, "insights queries: how far back")
 	fs.IntVar(&o.Limit, "limit", defaultQueriesLimit, "insights queries: at most this many")
+	fs.StringVar(&o.Password, "password", "", "user password: the new password (empty: a random one, printed)")
+	fs.StringVar(&o.ClientType, "client-type", "", "client rotate: confidential or public (empty: unchanged)")
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -238,6 +250,9 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 	if slices.Contains(adsVerbs, verb) {
 		return adsCommand(ctx, db, verb, o)
 	}
+	if slices.Contains(oauthVerbs, verb) {
+		return oauthCommand(ctx, db, verb, o)
+	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }
 
@@ -254,6 +269,7 @@ type bootstrapResult struct {
 	// FundingInstrumentID is the demo ads account's active funding
 	// instrument.
 	FundingInstrumentID string `json:"funding_instrument_id"`
+	demoOAuth
 }
 
 // bootstrap idempotently creates the demo identity; a second run returns the
@@ -283,10 +299,14 @@ func bootstrap(ctx context.Context, db *postgres.DB) (bootstrapResult, error) {
 	if err != nil {
 		return bootstrapResult{}, err
 	}
+	demo, err := ensureDemoOAuth(ctx, db, app, user)
+	if err != nil {
+		return bootstrapResult{}, err
+	}
 	return bootstrapResult{
 		ConsumerKey: app.ConsumerKey, ConsumerSecret: app.ConsumerSecret, BearerToken: bearer.Token,
 		AccessToken: token.Token, AccessTokenSecret: token.Secret, UserID: ids.Format(user.ID),
-		Username: user.Username, AdsAccountID: account.ID, FundingInstrumentID: fundingID,
+		Username: user.Username, AdsAccountID: account.ID, FundingInstrumentID: fundingID, demoOAuth: demo,
 	}, nil
 }
 

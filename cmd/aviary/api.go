@@ -207,6 +207,9 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
+	if err := addWebMounts(cfg, b, log, mounts); err != nil {
+		return nil, err
+	}
 	limiter := startLimiter(b, "aviary:", errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)

@@ -86,6 +86,19 @@ var Rules = []Rule{
 	{Name: "render-home", Pkgs: tree("render"), Files: Code,
 		Allow:  anyOf(std, pkgs("storage", "storage/ids", "events"), tree("domain", "render")),
 		Reason: "render holds the object renderer both tiers share: standard library, the storage records, storage/ids, events and domain/... only (docs/architecture.md)"},
+	// web is the HTML tier beside api (login and consent pages, the
+	// console): it renders pages from the shared rules, operations and
+	// records, never through api's features or kit, and nothing but cmd
+	// (and the end-to-end tests) mounts it.
+	{Name: "web-not-tiers", Pkgs: tree("web"), Files: All,
+		Deny:   tree("api", "workers"),
+		Reason: "web never imports api or workers: it is a tier of its own beside api (docs/architecture.md)"},
+	{Name: "web-home", Pkgs: tree("web"), Files: Code,
+		Allow:  anyOf(std, pkgs("storage", "storage/ids", "events"), tree("domain", "ops", "render", "web"), below("internal"), ext("github.com/redis/go-redis", "golang.org/x/crypto")),
+		Reason: "web imports the standard library, the storage records, storage/ids, events, domain/..., ops/..., render, internal/..., go-redis (sessions, throttles) and x/crypto (passwords) only (docs/architecture.md)"},
+	{Name: "web-cmd-only", Pkgs: except(inModule, tree("web", "cmd", "internal/e2e")), Files: All,
+		Deny:   tree("web"),
+		Reason: "only cmd wires the web tier; no other package imports it (docs/architecture.md)"},
 	{Name: "storage-no-drivers", Pkgs: pkgs("storage"), Files: All,
 		Deny:   anyOf(tree("storage/postgres", "storage/blob"), driverModules),
 		Reason: "the storage root knows no drivers: no postgres, blob, pgx, AWS SDK or minio-go (layout.md)"},

@@ -33,6 +33,12 @@ type bootstrapResult struct {
 	UserID            string `json:"user_id"`
 	Username          string `json:"username"`
 	AdsAccountID      string `json:"ads_account_id"`
+	// The OAuth accounts (docs/oauth.md): the demo user's password, the
+	// demo app's OAuth 2.0 client and its registered callback.
+	Password     string `json:"password"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	CallbackURL  string `json:"callback_url"`
 }
 
 // binary is the aviary executable built once by TestMain.

@@ -68,10 +68,10 @@ func Sandbox(ctx context.Context) bool {
 
 // Auth is the requirement of every ads endpoint: OAuth 1.0a user context
 // (the platform's ads API takes no bearer tokens).
-var Auth = auth.UserContext
+var Auth = auth.OAuth1Only
 
 // AuthWrites is Auth for endpoints that change data.
-var AuthWrites = auth.UserContext.Writes()
+var AuthWrites = auth.OAuth1Only.Writes()
 
 // Account is the account named by the path value account_id, if the caller
 // may use it on this listener and it is not deleted. Any other id (missing,

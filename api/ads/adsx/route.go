@@ -42,7 +42,7 @@ func wantsTotalCount(r *http.Request) bool {
 // parameter list checked on query and form, and the with_total_count
 // limit when the endpoint takes that parameter.
 func (k Kit) Endpoint(rt Route) httpx.Endpoint {
-	req := auth.UserContext
+	req := auth.OAuth1Only
 	if rt.Write {
 		req = req.Writes()
 	}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/web"
+	"github.com/aviary-dev/aviary/web/oauth"
+)
+
+// sessionKeyName is the web_secrets row holding the generated session key.
+const sessionKeyName = "session-key"
+
+// addWebMounts mounts the web tier's OAuth endpoints and pages (web/oauth)
+// on the API listener: each of oauth.Paths.
+func addWebMounts(cfg *config, b *backends, log *slog.Logger, m map[string]http.Handler) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	key, err := webSessionKey(ctx, cfg, b)
+	if err != nil {
+		return err
+	}
+	sessions, err := web.NewSessions(key, strings.HasPrefix(cfg.PublicURL, "https://"), time.Now)
+	if err != nil {
+		return fmt.Errorf("AVIARY_WEB_SESSION_KEY: %w", err)
+	}
+	kit, err := web.NewKit(sessions, web.NewThrottle(b.redis, "aviary:web-login:"), log.With("tier", "web"))
+	if err != nil {
+		return err
+	}
+	pub := auth.NewPublisher(b.redis, auth.InvalidationChannel)
+	h := oauth.New(b.apiDB, kit, time.Now, oauth.Revocations{Bearer: pub.BearerRevoked, OAuth2: pub.OAuth2Revoked}).Handler()
+	for _, p := range oauth.Paths {
+		m[p] = h
+	}
+	return nil
+}
+
+// webSessionKey is AVIARY_WEB_SESSION_KEY, or else a random key generated
+// once and kept in PostgreSQL so every replica and restart shares it.
+func webSessionKey(ctx context.Context, cfg *config, b *backends) ([]byte, error) {
+	if cfg.WebSessionKey != "" {
+		if len(cfg.WebSessionKey) < web.MinKeyLength {
+			return nil, fmt.Errorf("AVIARY_WEB_SESSION_KEY: want at least %d bytes, got %d", web.MinKeyLength, len(cfg.WebSessionKey))
+		}
+		return []byte(cfg.WebSessionKey), nil
+	}
+	key, err := b.apiDB.WebSecret(ctx, sessionKeyName, func() ([]byte, error) {
+		k := make([]byte, 32)
+		_, err := rand.Read(k)
+		return k, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("web session key: %w", err)
+	}
+	return key, nil
+}
