@@ -25,7 +25,9 @@ const benchDeliveries = 10000
 // bodies with a plain http.Client to the same receiver. The ratio metric
 // is deliverer/bare (the goal: at least 0.8); sent/s is the deliverer's
 // pace until the receiver had every delivery (before the last outcomes
-// are recorded).
+// are recorded). The Deliverer polls at its production default (it is
+// woken by the notification of the queued deliveries; a 10 ms poll made
+// PostgreSQL run a claim query 100 times a second beside the sends).
 func BenchmarkDeliverer(b *testing.B) {
 	var received atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -41,8 +43,7 @@ func BenchmarkDeliverer(b *testing.B) {
 		// The Deliverer.
 		f.queue(b, 1+i*benchDeliveries, benchDeliveries)
 		received.Store(0)
-		d := &webhooks.Deliverer{Store: f.db, Listen: f.db, Client: webhooks.NewDeliveryClient(loopback(b), 0), Concurrency: 1,
-			Poll: 10 * time.Millisecond}
+		d := &webhooks.Deliverer{Store: f.db, Listen: f.db, Client: webhooks.NewDeliveryClient(loopback(b), 0), Concurrency: 1}
 		start := time.Now()
 		runCtx, cancel := context.WithCancel(ctx)
 		done := make(chan struct{})
