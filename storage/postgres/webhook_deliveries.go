@@ -266,7 +266,8 @@ func (db *DB) ListenWebhookDeliveries(ctx context.Context) (wait func(ctx contex
 
 // DeleteWebhookDeliveriesOlderThan deletes the deliveries (any state; their
 // attempts go with them) created more than age ago, batch rows per
-// statement, and returns how many it deleted.
+// statement, and returns how many it deleted; running replay jobs left
+// without their status delivery end incomplete.
 func (db *DB) DeleteWebhookDeliveriesOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error) {
 	if batch <= 0 {
 		batch = 10_000
@@ -280,7 +281,16 @@ func (db *DB) DeleteWebhookDeliveriesOlderThan(ctx context.Context, age time.Dur
 		}
 		total += tag.RowsAffected()
 		if tag.RowsAffected() < int64(batch) {
-			return total, nil
+			break
 		}
 	}
+	// A running replay job whose status delivery is gone (it aged out
+	// unsent) can never finish: it ends incomplete, or it would hold the
+	// webhook's one active job (ReplayConflictError) for ever.
+	if _, err := db.pool.Exec(ctx, `UPDATE webhook_replay_jobs j SET state = 'incomplete', finished_at = now()
+		WHERE state = 'running' AND NOT EXISTS (
+			SELECT 1 FROM webhook_deliveries d WHERE d.replay_job_id = j.id AND d.kind = 'replay_status')`); err != nil {
+		return total, wrap("end replay jobs without a status delivery", err)
+	}
+	return total, nil
 }
