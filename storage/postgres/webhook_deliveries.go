@@ -142,10 +142,14 @@ func scanDelivery(row pgx.Row) (storage.WebhookDelivery, error) {
 }
 
 // PendingDeliveries reads up to limit pending deliveries of webhook id
-// after delivery afterID, in id order (the queue).
+// after delivery afterID, in id order (the queue); none once the webhook
+// is deleted or invalid, so a drain stops at its next read rather than at
+// its next lease renewal.
 func (db *DB) PendingDeliveries(ctx context.Context, id, afterID int64, limit int) ([]storage.WebhookDelivery, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-		WHERE webhook_id = $1 AND state = 'pending' AND id > $2 ORDER BY id LIMIT $3`, id, afterID, limit)
+		WHERE webhook_id = $1 AND state = 'pending' AND id > $2
+		  AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $1 AND w.deleted_at IS NULL AND w.valid)
+		ORDER BY id LIMIT $3`, id, afterID, limit)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("read pending deliveries of webhook %d", id), err)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -50,12 +51,15 @@ const (
 )
 
 // NewDeliveryClient is the guarded client deliveries go through: the
-// allow-list, no redirect followed, timeout per request, answers capped.
+// allow-list, no redirect followed, timeout per request. The answer's size
+// is not the client's to refuse (a 2xx with a long body was received: the
+// guard would fail it on its Content-Length alone); send reads at most
+// maxAnswer of it.
 func NewDeliveryClient(allow outbound.AllowList, timeout time.Duration) *outbound.Client {
 	if timeout <= 0 {
 		timeout = DefaultDeliveryTimeout
 	}
-	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: timeout, MaxBytes: maxAnswer})
+	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: timeout, MaxBytes: math.MaxInt64})
 }
 
 // DeliveryStore is the deliverer's record access (storage/postgres.DB).

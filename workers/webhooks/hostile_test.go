@@ -1,0 +1,66 @@
+package webhooks_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestLargeAnswerDelivered: a receiver that answers 200 with a body larger
+// than the answer cap (announced in Content-Length) got the delivery: it is
+// delivered, not retried as unreachable (which re-sent it and turned the
+// webhook failing).
+func TestLargeAnswerDelivered(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 64<<10)
+	rc := newReceiver(t, "", nil)
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	inner := rc.srv.Config.Handler
+	rc.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "65536")
+		inner.ServeHTTP(w, r)
+		_, _ = w.Write([]byte(big))
+	})
+	f.queue(t, 1, 3)
+	run(t, deliverer(t, f.db))
+	eventually(t, "3 deliveries recorded", func() bool {
+		s := f.states(t)
+		return s["delivered"]+s["dead/unreachable"] == 3 || s["dead/unreachable"] > 0
+	})
+	if s := f.states(t); s["delivered"] != 3 {
+		t.Errorf("states %v; want 3 delivered", s)
+	}
+	if got := rc.got(); !slices.Equal(got, seqs(1, 3)) {
+		t.Errorf("received %v, want 1..3 once each", got)
+	}
+}
+
+// TestDeletedWhileDraining: once DELETE /2/webhooks/{id} has answered, the
+// webhook receives at most what the drain had read (two batches: the one
+// being sent and the one read ahead), not everything until the lease's
+// next renewal (a third of it: 10 s by default).
+func TestDeletedWhileDraining(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, "", func(*http.Request, []byte) int {
+		time.Sleep(5 * time.Millisecond)
+		return http.StatusOK
+	})
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	f.queue(t, 1, 2000)
+	d := deliverer(t, f.db)
+	d.Lease = 30 * time.Second // the default: renewed every 10 s
+	run(t, d)
+	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 10 })
+	if err := f.db.DeleteWebhook(t.Context(), f.app.ID, f.hook.ID); err != nil {
+		t.Fatal(err)
+	}
+	at := len(rc.got())
+	time.Sleep(2 * time.Second)
+	if after := len(rc.got()) - at; after > 2*d.Batch {
+		t.Errorf("%d deliveries reached the webhook after its deletion", after)
+	}
+}
