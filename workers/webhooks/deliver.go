@@ -376,7 +376,7 @@ func (w *drain) queue() {
 				continue
 			case rejected, unreachable:
 				if row.Attempts+1 < w.d.Attempts {
-					o.State, o.RetryIn, o.JobState = storage.DeliveryPending, w.d.Backoff<<(row.Attempts), ""
+					o.State, o.RetryIn, o.JobState = storage.DeliveryPending, retryIn(w.d.Backoff, row.Attempts), ""
 					w.d.metrics.attempts.WithLabelValues(outcomeRetried).Inc()
 					w.rec.add(o, false)
 					return
@@ -402,6 +402,26 @@ func (w *drain) queue() {
 			return
 		}
 	}
+}
+
+// MaxRetryBackoff is the longest wait between attempts at a delivery
+// (unless the first wait, AVIARY_WEBHOOK_RETRY_BACKOFF, is longer): the
+// doubling stops there.
+const MaxRetryBackoff = time.Hour
+
+// retryIn is the wait after failed attempt n+1 (n attempts before it):
+// first doubled n times, at most max(first, MaxRetryBackoff), never
+// overflowing.
+func retryIn(first time.Duration, n int) time.Duration {
+	limit := max(first, MaxRetryBackoff)
+	wait := first
+	for range n {
+		if wait >= limit/2 {
+			return limit
+		}
+		wait *= 2
+	}
+	return wait
 }
 
 // probe re-sends the failing webhook's oldest unreachable-dead delivery:

@@ -1,11 +1,15 @@
 package webhooks_test
 
 import (
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aviary-dev/aviary/workers/webhooks"
 )
 
 // TestLargeAnswerDelivered: a receiver that answers 200 with a body larger
@@ -62,5 +66,44 @@ func TestDeletedWhileDraining(t *testing.T) {
 	time.Sleep(2 * time.Second)
 	if after := len(rc.got()) - at; after > 2*d.Batch {
 		t.Errorf("%d deliveries reached the webhook after its deletion", after)
+	}
+}
+
+// TestBackoffBounded: with many attempts configured the doubling wait
+// neither overflows (a negative wait: retries at once, hammering the
+// receiver) nor grows past MaxRetryBackoff (or the first wait, when that
+// is longer).
+func TestBackoffBounded(t *testing.T) {
+	t.Parallel()
+	var tries atomic.Int32
+	rc := newReceiver(t, "", func(*http.Request, []byte) int {
+		tries.Add(1)
+		return http.StatusServiceUnavailable
+	})
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	f.queue(t, 1, 1)
+	d := deliverer(t, f.db)
+	d.Attempts, d.Backoff = 100, 20*time.Minute
+	run(t, d)
+	ctx := t.Context()
+	for attempt := 1; attempt <= 40; attempt++ {
+		eventually(t, fmt.Sprintf("attempt %d recorded", attempt), func() bool {
+			var n int
+			_ = f.pool.QueryRow(ctx, `SELECT attempts FROM webhook_deliveries WHERE webhook_id = $1`, f.hook.ID).Scan(&n)
+			return n >= attempt
+		})
+		var wait time.Duration
+		if err := f.pool.QueryRow(ctx, `SELECT extract(epoch FROM next_attempt_at - now())::float8 * interval '1 second' FROM webhook_deliveries
+			WHERE webhook_id = $1`, f.hook.ID).Scan(&wait); err != nil {
+			t.Fatal(err)
+		}
+		if wait < 19*time.Minute || wait > webhooks.MaxRetryBackoff+time.Minute {
+			t.Fatalf("after attempt %d the next waits %v; want between the first wait and %v", attempt, wait, webhooks.MaxRetryBackoff)
+		}
+		// Due now: the next attempt goes.
+		if _, err := f.pool.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1`, f.hook.ID); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
