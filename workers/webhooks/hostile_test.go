@@ -2,13 +2,16 @@ package webhooks_test
 
 import (
 	"fmt"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/internal/outbound"
 	"github.com/aviary-dev/aviary/workers/webhooks"
 )
 
@@ -105,5 +108,65 @@ func TestBackoffBounded(t *testing.T) {
 		if _, err := f.pool.Exec(ctx, `UPDATE webhook_deliveries SET next_attempt_at = now() WHERE webhook_id = $1`, f.hook.ID); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestDeliverySSRF: without the allow-list, deliveries to URLs that reach
+// loopback (a name resolving to it, IPv4 and IPv6 forms) or that answer
+// with a redirect to a local receiver reach nothing but the first hop.
+func TestDeliverySSRF(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	local := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	t.Cleanup(local.Close)
+	_, port, _ := net.SplitHostPort(local.Listener.Addr().String())
+	ln6, err := net.Listen("tcp", "[::1]:0")
+	var local6 *httptest.Server
+	if err == nil {
+		local6 = &httptest.Server{Listener: ln6, Config: &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) })}}
+		local6.Start()
+		t.Cleanup(local6.Close)
+	}
+	urls := []string{"http://localhost:" + port + "/hook", "http://127.0.0.1:" + port + "/hook", "http://[::ffff:127.0.0.1]:" + port + "/hook",
+		"http://127.1:" + port + "/hook"}
+	if local6 != nil {
+		_, p6, _ := net.SplitHostPort(ln6.Addr().String())
+		urls = append(urls, "http://[::1]:"+p6+"/hook", "http://[0:0:0:0:0:0:0:1]:"+p6+"/hook")
+	}
+	for _, u := range urls {
+		t.Run(u, func(t *testing.T) {
+			f := newFixture(t, u)
+			f.queue(t, 1, 1)
+			d := deliverer(t, f.db)
+			d.Client = webhooks.NewDeliveryClient(nil, time.Second)
+			run(t, d)
+			eventually(t, "an attempt", func() bool {
+				var n int
+				_ = f.pool.QueryRow(t.Context(), `SELECT attempts FROM webhook_deliveries WHERE webhook_id = $1`, f.hook.ID).Scan(&n)
+				return n >= 1
+			})
+			var status int
+			var msg string
+			if err := f.pool.QueryRow(t.Context(), `SELECT last_status, last_error FROM webhook_deliveries WHERE webhook_id = $1`,
+				f.hook.ID).Scan(&status, &msg); err != nil || status != 0 || msg == "" {
+				t.Errorf("status %d, error %q (%v); want no answer and an error", status, msg, err)
+			}
+		})
+	}
+	// A redirect to the local server is not followed (the allow-listed
+	// first hop answers 307).
+	redirect := newReceiver(t, "", nil)
+	redirect.srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, local.URL+"/internal", http.StatusTemporaryRedirect)
+	})
+	f := newFixture(t, redirect.srv.URL+"/hook")
+	f.queue(t, 1, 1)
+	d := deliverer(t, f.db)
+	allow, _ := outbound.ParseAllowList(redirect.srv.Listener.Addr().String())
+	d.Client = webhooks.NewDeliveryClient(allow, time.Second)
+	run(t, d)
+	eventually(t, "the redirect parked", func() bool { return f.states(t)["dead/rejected"] == 1 })
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the local server was reached %d times", n)
 	}
 }
