@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/internal/outbound"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/workers/webhooks"
 )
 
@@ -169,4 +170,57 @@ func TestDeliverySSRF(t *testing.T) {
 	if n := hits.Load(); n != 0 {
 		t.Errorf("the local server was reached %d times", n)
 	}
+}
+
+// TestReplayWhileFailing: a replay run while the webhook is failing waits
+// behind its queue; once the receiver answers, the live deliveries go,
+// then the copies, then a Complete status, and the job ends complete.
+func TestReplayWhileFailing(t *testing.T) {
+	t.Parallel()
+	var up atomic.Bool
+	rc := newReceiver(t, "", func(*http.Request, []byte) int {
+		if up.Load() {
+			return http.StatusOK
+		}
+		return http.StatusServiceUnavailable
+	})
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	ctx := t.Context()
+	f.queue(t, 1, 3)
+	d := deliverer(t, f.db)
+	d.Attempts = 2
+	run(t, d)
+	eventually(t, "the webhook failing", func() bool { return f.states(t)["dead/unreachable"] == 1 })
+	from := time.Now().UTC().Truncate(time.Minute).Add(-time.Minute)
+	job, err := f.db.CreateWebhookReplay(ctx, storage.NewWebhookReplay{AppID: f.app.ID, WebhookID: f.hook.ID, From: from,
+		To: from.Add(3 * time.Minute)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ran, err := f.db.RunWebhookReplay(ctx, job.ID); err != nil || !ran {
+		t.Fatalf("run the replay: %v, %v", ran, err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if got := rc.got(); len(got) != 0 {
+		t.Fatalf("a failing webhook received %v", got)
+	}
+	up.Store(true)
+	eventually(t, "the job finished", func() bool {
+		j, err := f.db.WebhookReplay(ctx, job.ID)
+		return err == nil && j.FinishedAt != nil
+	})
+	if got, want := rc.got(), []string{"1", "2", "3", "1", "2", "3", "status"}; !slices.Equal(got, want) {
+		t.Fatalf("received %v, want %v", got, want)
+	}
+	if j, _ := f.db.WebhookReplay(ctx, job.ID); j.State != storage.ReplayComplete || j.Events != 3 {
+		t.Errorf("job %+v; want complete with 3 events", j)
+	}
+	rc.mu.Lock()
+	last := string(rc.bodies[len(rc.bodies)-1])
+	rc.mu.Unlock()
+	if !strings.Contains(last, `"job_state":"Complete"`) {
+		t.Errorf("status %s", last)
+	}
+	rc.checkSignatures()
 }
