@@ -327,6 +327,14 @@ func (w *drain) keepLease() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// read bounds one of the drain's reads as the lease's renewal is bounded:
+// a database that does not answer within a third of the lease stops the
+// drain (its lease would lapse anyway) rather than holding it, and the
+// worker's shutdown, for ever.
+func (w *drain) read() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(w.sends, w.d.Lease/3)
+}
+
 func (w *drain) stopped() bool { return w.ctx.Err() != nil || w.lost.Load() }
 
 // fetched is a read of pending rows, made ahead of the sends.
@@ -338,7 +346,9 @@ type fetched struct {
 func (w *drain) fetch(after int64) <-chan fetched {
 	ch := make(chan fetched, 1)
 	go func() {
-		rows, err := w.d.Store.PendingDeliveries(w.sends, w.c.ID, after, w.d.Batch)
+		ctx, cancel := w.read()
+		defer cancel()
+		rows, err := w.d.Store.PendingDeliveries(ctx, w.c.ID, after, w.d.Batch)
 		ch <- fetched{rows, err}
 	}()
 	return ch
@@ -428,7 +438,9 @@ func retryIn(first time.Duration, n int) time.Duration {
 // answered (or rejected: it is parked), the webhook recovers and its queue
 // is sent on (true); else the next probe is scheduled.
 func (w *drain) probe() bool {
-	row, ok, err := w.d.Store.ProbeDelivery(w.sends, w.c.ID)
+	read, cancelRead := w.read()
+	row, ok, err := w.d.Store.ProbeDelivery(read, w.c.ID)
+	cancelRead()
 	if err != nil {
 		w.log.Warn("read the probe delivery", "err", err)
 		return false
@@ -552,7 +564,9 @@ func (w *drain) replayStatus(row storage.WebhookDelivery) ([]byte, string, error
 	if w.rec != nil && !w.rec.flush() {
 		return nil, "", fmt.Errorf("the outcomes before it are not recorded")
 	}
-	complete, err := w.d.Store.ReplayJobComplete(w.sends, row.ReplayJobID)
+	read, cancel := w.read()
+	defer cancel()
+	complete, err := w.d.Store.ReplayJobComplete(read, row.ReplayJobID)
 	if err != nil {
 		return nil, "", err
 	}

@@ -1,18 +1,22 @@
 package webhooks_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/internal/outbound"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/workers/webhooks"
 )
 
@@ -223,4 +227,139 @@ func TestReplayWhileFailing(t *testing.T) {
 		t.Errorf("status %s", last)
 	}
 	rc.checkSignatures()
+}
+
+// deadStore is a worker cut off from its database mid-drain: once dead,
+// each of its database calls fails after a moment, but the POSTs it had
+// started still go.
+type deadStore struct {
+	*postgres.DB
+	dead atomic.Bool
+}
+
+func (s *deadStore) block(ctx context.Context) error {
+	sleep := time.NewTimer(50 * time.Millisecond)
+	defer sleep.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-sleep.C:
+		return errors.New("the database is gone")
+	}
+}
+
+func (s *deadStore) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) error {
+	if s.dead.Load() {
+		return s.block(ctx)
+	}
+	return s.DB.RecordDeliveryBatch(ctx, b)
+}
+
+func (s *deadStore) RenewDeliveryLease(ctx context.Context, id int64, holder string, ttl time.Duration, since time.Time) (bool, error) {
+	if s.dead.Load() {
+		return false, s.block(ctx)
+	}
+	return s.DB.RenewDeliveryLease(ctx, id, holder, ttl, since)
+}
+
+func (s *deadStore) PendingDeliveries(ctx context.Context, id, after int64, limit int) ([]storage.WebhookDelivery, error) {
+	if s.dead.Load() {
+		return nil, s.block(ctx)
+	}
+	return s.DB.PendingDeliveries(ctx, id, after, limit)
+}
+
+func (s *deadStore) ClaimWebhookDeliveries(ctx context.Context, q storage.DeliveryClaimQuery) ([]storage.DeliveryClaim, error) {
+	if s.dead.Load() {
+		return nil, s.block(ctx)
+	}
+	return s.DB.ClaimWebhookDeliveries(ctx, q)
+}
+
+func (s *deadStore) ReleaseDeliveryLease(ctx context.Context, id int64, holder string) error {
+	if s.dead.Load() {
+		return s.block(ctx)
+	}
+	return s.DB.ReleaseDeliveryLease(ctx, id, holder)
+}
+
+// TestWorkerDiesMidDrain: a worker cut off from the database while
+// draining loses nothing: another worker takes the webhook once
+// the lease lapses and sends what was not recorded again; the first time
+// each event reaches the receiver is in order, and the two workers never
+// send at the same time.
+func TestWorkerDiesMidDrain(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, "", func(*http.Request, []byte) int {
+		time.Sleep(2 * time.Millisecond)
+		return http.StatusOK
+	})
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	f.queue(t, 1, 300)
+	store := &deadStore{DB: f.db}
+	a := deliverer(t, f.db)
+	a.Store, a.Lease = store, 600*time.Millisecond
+	run(t, a)
+	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 50 })
+	store.dead.Store(true)
+	b := deliverer(t, f.db)
+	b.Lease = 600 * time.Millisecond
+	run(t, b)
+	eventually(t, "300 delivered", func() bool { return f.states(t)["delivered"] == 300 })
+	got := rc.got()
+	var first []string
+	seen := map[string]bool{}
+	for _, id := range got {
+		if !seen[id] {
+			seen[id] = true
+			first = append(first, id)
+		}
+	}
+	if !slices.Equal(first, seqs(1, 300)) {
+		t.Errorf("first receipts %v; want 1..300 in order", first)
+	}
+	if n := rc.overlap.Load(); n != 0 {
+		t.Errorf("%d requests overlapped another", n)
+	}
+	t.Logf("%d receipts for 300 events", len(got))
+	rc.checkSignatures()
+}
+
+// hangStore is a database that stops answering reads of the queue
+// (a network partition without a reset): the call returns only when its
+// context ends.
+type hangStore struct {
+	*postgres.DB
+	hung chan struct{}
+	once sync.Once
+}
+
+func (s *hangStore) PendingDeliveries(ctx context.Context, id, after int64, limit int) ([]storage.WebhookDelivery, error) {
+	s.once.Do(func() { close(s.hung) })
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// TestHungReadStops: a queue read the database never answers does not
+// hold the drain (and the worker's shutdown) for ever: it times out like
+// the lease's renewal.
+func TestHungReadStops(t *testing.T) {
+	t.Parallel()
+	rc := newReceiver(t, "", nil)
+	f := newFixture(t, rc.srv.URL+"/hook")
+	rc.secret = f.app.ConsumerSecret
+	f.queue(t, 1, 3)
+	store := &hangStore{DB: f.db, hung: make(chan struct{})}
+	d := deliverer(t, f.db)
+	d.Store = store
+	stop := run(t, d)
+	<-store.hung
+	stopped := make(chan struct{})
+	go func() { stop(); close(stopped) }()
+	select {
+	case <-stopped:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the deliverer did not stop within 10 s of its shutdown: a hung queue read holds it")
+	}
 }
