@@ -19,6 +19,9 @@ const (
 	DefaultMaxBytes     = 5 << 20
 	DefaultMaxRedirects = 3
 	DefaultTimeout      = 10 * time.Second
+	// DefaultMaxHeaderBytes caps an answer's status line and header (the
+	// transport's own default is 10 MB).
+	DefaultMaxHeaderBytes = 64 << 10
 )
 
 // DefaultUserAgent names the client to the servers it reaches.
@@ -49,9 +52,11 @@ type Config struct {
 	// Allow lists host:port entries that may be reached even though they
 	// are refused addresses (AVIARY_FETCH_ALLOWLIST for image checks,
 	// AVIARY_WEBHOOK_ALLOW for webhooks).
-	Allow        AllowList
-	MaxBytes     int64
-	MaxRedirects int
+	Allow    AllowList
+	MaxBytes int64
+	// MaxHeaderBytes caps each answer's header (DefaultMaxHeaderBytes).
+	MaxHeaderBytes int64
+	MaxRedirects   int
 	// NoRedirects follows no redirect: the 3xx response itself is the
 	// answer (the webhook CRC: a redirect invalidates a webhook).
 	NoRedirects bool
@@ -82,6 +87,9 @@ func New(cfg Config) *Client {
 	if cfg.MaxBytes <= 0 {
 		cfg.MaxBytes = DefaultMaxBytes
 	}
+	if cfg.MaxHeaderBytes <= 0 {
+		cfg.MaxHeaderBytes = DefaultMaxHeaderBytes
+	}
 	if cfg.MaxRedirects <= 0 {
 		cfg.MaxRedirects = DefaultMaxRedirects
 	}
@@ -94,15 +102,16 @@ func New(cfg Config) *Client {
 	f := &Client{cfg: cfg}
 	f.client = &http.Client{
 		Transport: &http.Transport{
-			Proxy:                 nil, // a proxy would connect on our behalf, unchecked
-			DialContext:           f.dial,
-			TLSClientConfig:       cfg.TLS,
-			ForceAttemptHTTP2:     true,
-			TLSHandshakeTimeout:   5 * time.Second,
-			ResponseHeaderTimeout: cfg.Timeout,
-			MaxIdleConns:          64,
-			MaxIdleConnsPerHost:   8,
-			IdleConnTimeout:       30 * time.Second,
+			Proxy:                  nil, // a proxy would connect on our behalf, unchecked
+			DialContext:            f.dial,
+			TLSClientConfig:        cfg.TLS,
+			ForceAttemptHTTP2:      true,
+			TLSHandshakeTimeout:    5 * time.Second,
+			ResponseHeaderTimeout:  cfg.Timeout,
+			MaxResponseHeaderBytes: cfg.MaxHeaderBytes,
+			MaxIdleConns:           64,
+			MaxIdleConnsPerHost:    8,
+			IdleConnTimeout:        30 * time.Second,
 		},
 		CheckRedirect: f.checkRedirect,
 		Timeout:       cfg.Timeout,

@@ -142,10 +142,14 @@ func scanDelivery(row pgx.Row) (storage.WebhookDelivery, error) {
 }
 
 // PendingDeliveries reads up to limit pending deliveries of webhook id
-// after delivery afterID, in id order (the queue).
+// after delivery afterID, in id order (the queue); none once the webhook
+// is deleted or invalid, so a drain stops at its next read rather than at
+// its next lease renewal.
 func (db *DB) PendingDeliveries(ctx context.Context, id, afterID int64, limit int) ([]storage.WebhookDelivery, error) {
 	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
-		WHERE webhook_id = $1 AND state = 'pending' AND id > $2 ORDER BY id LIMIT $3`, id, afterID, limit)
+		WHERE webhook_id = $1 AND state = 'pending' AND id > $2
+		  AND EXISTS (SELECT 1 FROM webhooks w WHERE w.id = $1 AND w.deleted_at IS NULL AND w.valid)
+		ORDER BY id LIMIT $3`, id, afterID, limit)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("read pending deliveries of webhook %d", id), err)
 	}
@@ -266,7 +270,8 @@ func (db *DB) ListenWebhookDeliveries(ctx context.Context) (wait func(ctx contex
 
 // DeleteWebhookDeliveriesOlderThan deletes the deliveries (any state; their
 // attempts go with them) created more than age ago, batch rows per
-// statement, and returns how many it deleted.
+// statement, and returns how many it deleted; running replay jobs left
+// without their status delivery end incomplete.
 func (db *DB) DeleteWebhookDeliveriesOlderThan(ctx context.Context, age time.Duration, batch int) (int64, error) {
 	if batch <= 0 {
 		batch = 10_000
@@ -280,7 +285,16 @@ func (db *DB) DeleteWebhookDeliveriesOlderThan(ctx context.Context, age time.Dur
 		}
 		total += tag.RowsAffected()
 		if tag.RowsAffected() < int64(batch) {
-			return total, nil
+			break
 		}
 	}
+	// A running replay job whose status delivery is gone (it aged out
+	// unsent) can never finish: it ends incomplete, or it would hold the
+	// webhook's one active job (ReplayConflictError) for ever.
+	if _, err := db.pool.Exec(ctx, `UPDATE webhook_replay_jobs j SET state = 'incomplete', finished_at = now()
+		WHERE state = 'running' AND NOT EXISTS (
+			SELECT 1 FROM webhook_deliveries d WHERE d.replay_job_id = j.id AND d.kind = 'replay_status')`); err != nil {
+		return total, wrap("end replay jobs without a status delivery", err)
+	}
+	return total, nil
 }

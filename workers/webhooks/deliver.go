@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"strconv"
@@ -50,12 +51,15 @@ const (
 )
 
 // NewDeliveryClient is the guarded client deliveries go through: the
-// allow-list, no redirect followed, timeout per request, answers capped.
+// allow-list, no redirect followed, timeout per request. The answer's size
+// is not the client's to refuse (a 2xx with a long body was received: the
+// guard would fail it on its Content-Length alone); send reads at most
+// maxAnswer of it.
 func NewDeliveryClient(allow outbound.AllowList, timeout time.Duration) *outbound.Client {
 	if timeout <= 0 {
 		timeout = DefaultDeliveryTimeout
 	}
-	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: timeout, MaxBytes: maxAnswer})
+	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: timeout, MaxBytes: math.MaxInt64})
 }
 
 // DeliveryStore is the deliverer's record access (storage/postgres.DB).
@@ -323,6 +327,14 @@ func (w *drain) keepLease() (stop func()) {
 	return func() { close(done); wg.Wait() }
 }
 
+// read bounds one of the drain's reads as the lease's renewal is bounded:
+// a database that does not answer within a third of the lease stops the
+// drain (its lease would lapse anyway) rather than holding it, and the
+// worker's shutdown, for ever.
+func (w *drain) read() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(w.sends, w.d.Lease/3)
+}
+
 func (w *drain) stopped() bool { return w.ctx.Err() != nil || w.lost.Load() }
 
 // fetched is a read of pending rows, made ahead of the sends.
@@ -334,7 +346,9 @@ type fetched struct {
 func (w *drain) fetch(after int64) <-chan fetched {
 	ch := make(chan fetched, 1)
 	go func() {
-		rows, err := w.d.Store.PendingDeliveries(w.sends, w.c.ID, after, w.d.Batch)
+		ctx, cancel := w.read()
+		defer cancel()
+		rows, err := w.d.Store.PendingDeliveries(ctx, w.c.ID, after, w.d.Batch)
 		ch <- fetched{rows, err}
 	}()
 	return ch
@@ -372,7 +386,7 @@ func (w *drain) queue() {
 				continue
 			case rejected, unreachable:
 				if row.Attempts+1 < w.d.Attempts {
-					o.State, o.RetryIn, o.JobState = storage.DeliveryPending, w.d.Backoff<<(row.Attempts), ""
+					o.State, o.RetryIn, o.JobState = storage.DeliveryPending, retryIn(w.d.Backoff, row.Attempts), ""
 					w.d.metrics.attempts.WithLabelValues(outcomeRetried).Inc()
 					w.rec.add(o, false)
 					return
@@ -400,11 +414,33 @@ func (w *drain) queue() {
 	}
 }
 
+// MaxRetryBackoff is the longest wait between attempts at a delivery
+// (unless the first wait, AVIARY_WEBHOOK_RETRY_BACKOFF, is longer): the
+// doubling stops there.
+const MaxRetryBackoff = time.Hour
+
+// retryIn is the wait after failed attempt n+1 (n attempts before it):
+// first doubled n times, at most max(first, MaxRetryBackoff), never
+// overflowing.
+func retryIn(first time.Duration, n int) time.Duration {
+	limit := max(first, MaxRetryBackoff)
+	wait := first
+	for range n {
+		if wait >= limit/2 {
+			return limit
+		}
+		wait *= 2
+	}
+	return wait
+}
+
 // probe re-sends the failing webhook's oldest unreachable-dead delivery:
 // answered (or rejected: it is parked), the webhook recovers and its queue
 // is sent on (true); else the next probe is scheduled.
 func (w *drain) probe() bool {
-	row, ok, err := w.d.Store.ProbeDelivery(w.sends, w.c.ID)
+	read, cancelRead := w.read()
+	row, ok, err := w.d.Store.ProbeDelivery(read, w.c.ID)
+	cancelRead()
 	if err != nil {
 		w.log.Warn("read the probe delivery", "err", err)
 		return false
@@ -528,7 +564,9 @@ func (w *drain) replayStatus(row storage.WebhookDelivery) ([]byte, string, error
 	if w.rec != nil && !w.rec.flush() {
 		return nil, "", fmt.Errorf("the outcomes before it are not recorded")
 	}
-	complete, err := w.d.Store.ReplayJobComplete(w.sends, row.ReplayJobID)
+	read, cancel := w.read()
+	defer cancel()
+	complete, err := w.d.Store.ReplayJobComplete(read, row.ReplayJobID)
 	if err != nil {
 		return nil, "", err
 	}
