@@ -10,18 +10,6 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-const webhookDeliveryColumns = `id, webhook_id, app_id, kind, event_seq, event_at, coalesce(replay_job_id, 0),
-	coalesce(redelivery_of, 0), body, state, coalesce(dead_reason, ''), attempts, next_attempt_at, last_attempt_at,
-	last_status, last_latency_ms, last_error, delivered_at, created_at`
-
-func scanWebhookDelivery(row pgx.Row) (storage.WebhookDelivery, error) {
-	var d storage.WebhookDelivery
-	err := row.Scan(&d.ID, &d.WebhookID, &d.AppID, &d.Kind, &d.EventSeq, &d.EventAt, &d.ReplayJobID, &d.RedeliveryOf,
-		&d.Body, &d.State, &d.DeadReason, &d.Attempts, &d.NextAttemptAt, &d.LastAttemptAt, &d.LastStatus,
-		&d.LastLatencyMS, &d.LastError, &d.DeliveredAt, &d.CreatedAt)
-	return d, err
-}
-
 // WebhookDeliveryState is the delivery health of the app's live webhook
 // id: failing or not, its pending and dead deliveries, the newest delivery
 // attempted (storage.ErrNotFound for none of the app's live webhooks).
@@ -38,7 +26,7 @@ func (db *DB) WebhookDeliveryState(ctx context.Context, appID, id int64) (storag
 	if err != nil {
 		return s, wrap(fmt.Sprintf("load delivery state of webhook %d", id), err)
 	}
-	last, err := scanWebhookDelivery(db.pool.QueryRow(ctx, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+	last, err := scanDelivery(db.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 		WHERE webhook_id = $1 AND attempts > 0 ORDER BY id DESC LIMIT 1`, id))
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -53,20 +41,20 @@ func (db *DB) WebhookDeliveryState(ctx context.Context, appID, id int64) (storag
 // WebhookDeliveries pages the delivery log of the app's webhook q.WebhookID,
 // newest first.
 func (db *DB) WebhookDeliveries(ctx context.Context, q storage.WebhookDeliveryQuery) ([]storage.WebhookDelivery, error) {
-	rows, err := db.pool.Query(ctx, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+	rows, err := db.pool.Query(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 		WHERE webhook_id = $1 AND app_id = $2 AND ($3 = '' OR state = $3) AND ($4 = 0 OR id < $4)
 		ORDER BY id DESC LIMIT $5`, q.WebhookID, q.AppID, q.State, q.BeforeID, q.Limit)
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("list deliveries of webhook %d", q.WebhookID), err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.WebhookDelivery, error) { return scanWebhookDelivery(row) })
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.WebhookDelivery, error) { return scanDelivery(row) })
 	return out, wrap(fmt.Sprintf("list deliveries of webhook %d", q.WebhookID), err)
 }
 
 // WebhookDeliveryOf loads delivery id of the app's webhook webhookID with
 // its attempts, oldest first (storage.ErrNotFound for none).
 func (db *DB) WebhookDeliveryOf(ctx context.Context, appID, webhookID, id int64) (storage.WebhookDelivery, []storage.DeliveryAttempt, error) {
-	d, err := scanWebhookDelivery(db.pool.QueryRow(ctx, `SELECT `+webhookDeliveryColumns+` FROM webhook_deliveries
+	d, err := scanDelivery(db.pool.QueryRow(ctx, `SELECT `+deliveryColumns+` FROM webhook_deliveries
 		WHERE id = $1 AND webhook_id = $2 AND app_id = $3`, id, webhookID, appID))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, nil, storage.ErrNotFound
@@ -115,12 +103,12 @@ func (db *DB) RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id
 	var out storage.WebhookDelivery
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var err error
-		out, err = scanWebhookDelivery(tx.QueryRow(ctx, `INSERT INTO webhook_deliveries
+		out, err = scanDelivery(tx.QueryRow(ctx, `INSERT INTO webhook_deliveries
 				(webhook_id, app_id, kind, event_seq, event_at, redelivery_of, body)
 			SELECT d.webhook_id, d.app_id, d.kind, d.event_seq, d.event_at, d.id, d.body
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL
 			WHERE d.id = $1 AND d.webhook_id = $2 AND d.app_id = $3 AND d.kind = 'post'
-			RETURNING `+webhookDeliveryColumns, id, webhookID, appID))
+			RETURNING `+deliveryColumns, id, webhookID, appID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return storage.ErrNotFound
 		}

@@ -112,6 +112,17 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 	return id, secret, true
 }
 
+// clientRequest reads a token endpoint's parameters and authenticates
+// its client (both refusals are OAuth 2.0 errors).
+func (s *Server) clientRequest(w http.ResponseWriter, r *http.Request) (url.Values, storage.App, error) {
+	p, err := params(w, r)
+	if err != nil {
+		return nil, storage.App{}, err
+	}
+	_, app, err := s.client(r, p)
+	return p, app, err
+}
+
 // client authenticates the OAuth 2.0 client of a token request: Basic
 // header or client_id (+ client_secret) in the parameters. A confidential
 // client needs its secret; a public one is identified by client_id alone.
@@ -152,12 +163,7 @@ type tokenResponse struct {
 
 // token serves POST /2/oauth2/token.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	p, err := params(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	_, app, err := s.client(r, p)
+	p, app, err := s.clientRequest(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
@@ -275,12 +281,7 @@ func (s *Server) refresh(r *http.Request, app storage.App, p url.Values) (storag
 // revoke serves POST /2/oauth2/revoke (RFC 7009): an unknown token is no
 // error, so a client cannot probe tokens.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	p, err := params(w, r)
-	if err != nil {
-		s.writeError(w, r, err)
-		return
-	}
-	_, app, err := s.client(r, p)
+	p, app, err := s.clientRequest(w, r)
 	if err != nil {
 		s.writeError(w, r, err)
 		return
