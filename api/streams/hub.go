@@ -277,13 +277,21 @@ func (h *Hub) route(m events.Match) {
 }
 
 // readLoop reads the matches stream after its last id and routes what is
-// newer than lastSeq. After a Redis error it retries with backoff and, once
-// Redis answers, catches up from the log before reading the stream again
-// from its start (Seq skips what the catch-up delivered).
+// newer than lastSeq. It starts after the stream's newest entry at start
+// (a concrete id, never "$" again: a read after an empty block would skip
+// what came between the two reads). After a Redis error it retries with
+// backoff and, once Redis answers, catches up from the log before reading
+// the stream again from its start (Seq skips what the catch-up delivered).
 func (h *Hub) readLoop(ctx context.Context) {
-	after, failing, backoff := bus.LatestID, false, 100*time.Millisecond
+	after, failing, backoff := "", false, 100*time.Millisecond
 	for ctx.Err() == nil {
-		ds, err := h.Bus.ReadMatches(ctx, after, h.Block, readCount)
+		var ds []bus.Delivery
+		var err error
+		if after == "" {
+			after, err = h.Bus.LastMatchID(ctx)
+		} else {
+			ds, err = h.Bus.ReadMatches(ctx, after, h.Block, readCount)
+		}
 		if err == nil && failing {
 			err = h.catchUp(ctx)
 			if err == nil {

@@ -92,6 +92,22 @@ const (
 	LatestID = "$"
 )
 
+// LastMatchID is the id of the newest entry of the matches stream, StartID
+// when it is empty: a reader that starts there and always passes the last
+// id it read misses nothing added after this call. (Reading with LatestID
+// again after a block that returned nothing would miss what was added
+// between two reads.)
+func (b *Bus) LastMatchID(ctx context.Context) (string, error) {
+	msgs, err := b.rdb.XRevRangeN(ctx, b.MatchesKey(), "+", "-", 1).Result()
+	if err != nil {
+		return "", fmt.Errorf("read the newest match id: %w", err)
+	}
+	if len(msgs) == 0 {
+		return StartID, nil
+	}
+	return msgs[0].ID, nil
+}
+
 // ReadMatches returns up to count matches after the stream id after (a
 // Delivery's StreamID, StartID or LatestID), waiting up to block for the
 // first; none (and no error) when block passes. A malformed entry is
