@@ -69,7 +69,10 @@ AVIARY_ADMIN_PASSWORD ?= aviary
 # A local stack holds few posts: every one feeds the related keywords of
 # keyword insights (production default: one in 16; docs/insights.md).
 AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
-RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)'
+# Webhook receivers on this machine (http://localhost:PORT/...) may be
+# registered without a tunnel (development only; docs/webhooks.md).
+AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
+RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
 .PHONY: build deps tools run test lint bench docker-up clean help
 
