@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/internal/logctx"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/blob/s3"
@@ -91,7 +93,7 @@ func (b *backends) openDatabases(ctx context.Context, cfg *config) error {
 		{&b.db, postgres.Options{ConnectTimeout: cfg.DependencyTimeout}},
 		{&b.apiDB, postgres.Options{ConnectTimeout: cfg.DependencyTimeout, CallTimeout: cfg.DependencyTimeout}},
 	} {
-		db, err := postgres.OpenWith(ctx, cfg.DatabaseURL, p.opts)
+		db, err := openDatabase(ctx, cfg.DatabaseURL, p.opts, databaseStartupWait)
 		if err != nil {
 			return err
 		}
@@ -99,6 +101,30 @@ func (b *backends) openDatabases(ctx context.Context, cfg *config) error {
 		b.closers = append(b.closers, db.Close)
 	}
 	return nil
+}
+
+// databaseStartupWait is how long a process waits at start for a database
+// that does not answer yet (a container still starting, a machine under
+// load whose connections time out) before it gives up.
+const databaseStartupWait = 30 * time.Second
+
+// openDatabase opens a pool, retrying with backoff while the database is
+// unavailable (storage.ErrUnavailable), for up to wait; any other error
+// (a wrong URL, a refused login) ends it at once.
+func openDatabase(ctx context.Context, url string, opts postgres.Options, wait time.Duration) (*postgres.DB, error) {
+	deadline, backoff := time.Now().Add(wait), 100*time.Millisecond
+	for {
+		db, err := postgres.OpenWith(ctx, url, opts)
+		if err == nil || !errors.Is(err, storage.ErrUnavailable) || time.Now().Add(backoff).After(deadline) {
+			return db, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(backoff):
+		}
+		backoff = min(2*backoff, 2*time.Second)
+	}
 }
 
 // redisOptions parses AVIARY_REDIS_URL and bounds every command: go-redis

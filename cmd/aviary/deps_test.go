@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
 
@@ -125,5 +126,48 @@ func TestDependencyTimeoutSetting(t *testing.T) {
 				t.Fatalf("DependencyTimeout %v (%v); want %v", cfg.DependencyTimeout, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestOpenDatabaseWaitsForTheDatabase: at start, a database that does not
+// answer yet (here a frozen proxy: connections time out) is waited for
+// while it comes up within the wait; one that never answers gives up with
+// storage.ErrUnavailable at the end of the wait; a refusal that is not an
+// outage (an unknown database) ends at once.
+func TestOpenDatabaseWaitsForTheDatabase(t *testing.T) {
+	_, dbURL := storagetest.NewDB(t)
+	u, err := url.Parse(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	px := storagetest.NewProxy(t, u.Host)
+	u.Host = px.Addr()
+	opts := postgres.Options{ConnectTimeout: 200 * time.Millisecond}
+	ctx := context.Background()
+
+	px.Freeze()
+	thawed := make(chan struct{})
+	go func() { time.Sleep(700 * time.Millisecond); px.Thaw(); close(thawed) }()
+	db, err := openDatabase(ctx, u.String(), opts, 10*time.Second)
+	if err != nil {
+		t.Fatalf("a database answering after 700 ms: %v", err)
+	}
+	select {
+	case <-thawed:
+	default:
+		t.Error("opened before the database answered")
+	}
+	db.Close()
+
+	px.Freeze()
+	if _, err := openDatabase(ctx, u.String(), opts, time.Second); !errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("a database that never answers: %v; want storage.ErrUnavailable", err)
+	}
+	px.Thaw()
+
+	missing := *u
+	missing.Path = "/aviary_no_such_database"
+	if _, err := openDatabase(ctx, missing.String(), opts, time.Minute); err == nil || errors.Is(err, storage.ErrUnavailable) {
+		t.Errorf("an unknown database: %v; want a refusal that is not an outage", err)
 	}
 }
