@@ -10,7 +10,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aviary-dev/aviary/api/webhooks"
-	domain "github.com/aviary-dev/aviary/domain/webhooks"
 	"github.com/aviary-dev/aviary/internal/outbound"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/tasks"
@@ -26,14 +25,6 @@ func webhookAllow(cfg *config) (outbound.AllowList, error) {
 		return nil, fmt.Errorf("AVIARY_WEBHOOK_ALLOW: %w", err)
 	}
 	return allow, nil
-}
-
-// newWebhookClient is the guarded client of CRC checks, the API's and the
-// sweeper's alike: no redirects followed, an answer within 10 s, 64 KB at
-// most, AVIARY_WEBHOOK_ALLOW reachable.
-func newWebhookClient(allow outbound.AllowList) *outbound.Client {
-	return outbound.New(outbound.Config{Allow: allow, NoRedirects: true, Timeout: domain.CRCTimeout,
-		MaxBytes: 64 << 10, UserAgent: "Aviary-Webhooks/1.0"})
 }
 
 // replayHorizon is how far back a replay may start: the events the
@@ -52,7 +43,7 @@ func newWebhooks(cfg *config, b *backends, queue tasks.Enqueuer, val *validation
 	if len(allow) > 0 {
 		log.Warn("AVIARY_WEBHOOK_ALLOW is set: webhook URLs of its hosts may use http and reach loopback or private addresses (development only)", "allow", cfg.WebhookAllow)
 	}
-	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: newWebhookClient(allow), Allow: allow,
+	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: webhooks.NewClient(allow), Allow: allow,
 		Validator: val, Logger: log, Max: cfg.WebhooksMax, Queue: queue, ReplayHorizon: cfg.replayHorizon()}), nil
 }
 
@@ -67,7 +58,7 @@ func startWebhookCRC(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *ba
 	if !cfg.Reconcile {
 		return nil
 	}
-	s := &workerhooks.CRCSweeper{Store: b.db, Client: newWebhookClient(allow), Logger: log.With("component", "webhook-crc"),
+	s := &workerhooks.CRCSweeper{Store: b.db, Client: webhooks.NewClient(allow), Logger: log.With("component", "webhook-crc"),
 		Interval: cfg.WebhookCRCInterval, Recheck: cfg.WebhookCRCRecheck}
 	wg.Go(func() { s.Run(ctx) })
 	return nil
