@@ -1,7 +1,7 @@
 # Aviary developer entry points.
 #
 #   make run        install/start local deps, build, migrate, bootstrap demo data, serve
-#   make test       what CI runs (.ci/run): deps + tools, go vet, go test
+#   make test       what CI runs (.ci/run): deps (+ Chromium) + tools, go vet, go test
 #   make lint       gofmt check + go vet
 #   make bench      scripts/bench
 #   make tools      build the MinIO binary the tests use (minutes, once)
@@ -74,13 +74,18 @@ AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
 AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
 RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
-.PHONY: build deps tools run test lint bench docker-up clean help
+.PHONY: build deps deps-test tools run test lint bench docker-up clean help
 
 build:
 	$(GO) build -o $(AVIARY_BIN) ./cmd/aviary
 
 deps:
 	@$(DEPS_CMD)
+
+# deps plus what only the tests need (Chromium for the browser tests of the
+# consent pages, docs/oauth.md "Browser tests"); `make run` does not need it.
+deps-test:
+	@$(DEPS_CMD) --for-tests
 
 # MinIO is built from source with `go install` (the only registry reachable
 # from dev/CI machines is the Go module proxy); skipped when already there.
@@ -136,7 +141,7 @@ run: deps build
 	exec env $(RUN_ENV) $(AVIARY_BIN) dev
 
 # The one test command: CI (.ci/run) and the README both use `make test`.
-test: deps tools
+test: deps-test tools
 	$(GO) vet ./...
 	$(GO) test $(TEST_FLAGS) $(TEST_PKGS)
 
