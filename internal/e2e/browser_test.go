@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"bytes"
 	_ "embed"
 	"errors"
 	"fmt"
@@ -198,21 +199,9 @@ func repoRoot() (string, error) {
 // screenshot's path, and checks each scenario in a subtest.
 func runBrowserScenarios(t *testing.T, s *stack, scenarios []browserScenario) {
 	t.Helper()
-	chromium := requireBrowser(t)
-	modules := npmPackage(t, playwrightPackage, playwrightVersion)
-	dir := artifactsDir(t)
-	var out struct {
-		Version   string          `json:"version"`
-		Scenarios []browserResult `json:"scenarios"`
-	}
-	runNodeScript(t, s, modules, browserScenariosJS,
-		map[string]any{"chromium": chromium, "artifacts": dir, "scenarios": scenarios}, &out)
-	t.Logf("Chromium %s; screenshots in %s", out.Version, dir)
-	if len(out.Scenarios) != len(scenarios) {
-		t.Fatalf("the script ran %d scenarios of %d", len(out.Scenarios), len(scenarios))
-	}
+	results := runBrowser(t, s, scenarios)
 	for i, sc := range scenarios {
-		r := out.Scenarios[i]
+		r := results[i]
 		t.Run(sc.Name, func(t *testing.T) {
 			for _, shot := range r.Shots {
 				t.Logf("screenshot %s: %s", shot.Name, shot.File)
@@ -228,12 +217,35 @@ func runBrowserScenarios(t *testing.T, s *stack, scenarios []browserScenario) {
 	}
 }
 
+// runBrowser runs the scenarios and returns what the script saw, one
+// result per scenario.
+func runBrowser(t *testing.T, s *stack, scenarios []browserScenario) []browserResult {
+	t.Helper()
+	chromium := requireBrowser(t)
+	modules := npmPackage(t, playwrightPackage, playwrightVersion)
+	dir := artifactsDir(t)
+	var out struct {
+		Version   string          `json:"version"`
+		Scenarios []browserResult `json:"scenarios"`
+	}
+	runNodeScript(t, s, modules, browserScenariosJS,
+		map[string]any{"chromium": chromium, "artifacts": dir, "scenarios": scenarios}, &out)
+	t.Logf("Chromium %s; screenshots in %s", out.Version, dir)
+	if len(out.Scenarios) != len(scenarios) {
+		t.Fatalf("the script ran %d scenarios of %d", len(out.Scenarios), len(scenarios))
+	}
+	return out.Scenarios
+}
+
 // checkShots asserts what every page of the web tier must do: pass the
 // accessibility audit and refuse to be framed (CSP frame-ancestors and
 // X-Frame-Options).
 func checkShots(t *testing.T, s *stack, r browserResult) {
 	t.Helper()
 	for _, shot := range r.Shots {
+		if err := checkPNG(shot.File); err != nil {
+			t.Error(err)
+		}
 		if len(shot.Problems) > 0 {
 			t.Errorf("page %s (%s) fails the accessibility audit: %s", shot.Name, shot.URL, strings.Join(shot.Problems, "; "))
 		}
@@ -245,6 +257,18 @@ func checkShots(t *testing.T, s *stack, r browserResult) {
 				shot.Headers["x-frame-options"], shot.Headers["content-security-policy"])
 		}
 	}
+}
+
+// checkPNG reports whether file is there and starts like a PNG.
+func checkPNG(file string) error {
+	png, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("screenshot: %w", err)
+	}
+	if !bytes.HasPrefix(png, []byte("\x89PNG\r\n\x1a\n")) {
+		return fmt.Errorf("screenshot %s is not a PNG", file)
+	}
+	return nil
 }
 
 // clientSite is the client's side of a browser test: a local HTTP server
@@ -268,7 +292,12 @@ func newClientSite(t *testing.T) *clientSite {
 
 func (c *clientSite) serve(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	if r.URL.Path == "/frame" {
+	switch r.URL.Path {
+	case "/inaccessible": // the harness's own test: what the audit must catch
+		fmt.Fprint(w, `<!doctype html><html><title>Inaccessible</title><body><h2>No main, no h1</h2>
+<form><input name="q"><button type="submit"></button><img src="/none.png"></form></body></html>`)
+		return
+	case "/frame":
 		fmt.Fprintf(w, `<!doctype html><html lang="en"><title>Framing</title><main><h1>A page framing another</h1>
 <iframe src="%s" title="framed page" width="700" height="300"></iframe>
 <iframe src="/control" title="control" width="700" height="100"></iframe></main></html>`, html.EscapeString(r.URL.Query().Get("src")))
@@ -285,4 +314,28 @@ func (c *clientSite) queries(path string) []url.Values {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]url.Values(nil), c.got[path]...)
+}
+
+// made to fail the accessibility audit: each fault is reported and the
+// screenshot is a PNG (no Aviary stack: nothing of it is used).
+func TestBrowserHarnessAudit(t *testing.T) {
+	t.Parallel()
+	requireBrowser(t)
+	site := newClientSite(t)
+	r := runBrowser(t, &stack{t: t}, []browserScenario{{Name: "harness-audit", Start: site.URL + "/inaccessible",
+		Steps: []browserStep{shot("page")}}})[0]
+	if r.Error != "" {
+		t.Fatal(r.Error)
+	}
+	page := r.shot(t, "page")
+	t.Logf("screenshot %s: %v", page.File, page.Problems)
+	problems := strings.Join(page.Problems, "\n")
+	for _, want := range []string{"no lang", "<main>", "<h1>", `<input name="q"`, "has no label", "</button> has no text", "has no alt"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("the audit missed %q: %v", want, page.Problems)
+		}
+	}
+	if err := checkPNG(page.File); err != nil {
+		t.Error(err)
+	}
 }
