@@ -10,7 +10,7 @@ const path = require('path');
 const { chromium } = require('playwright-core');
 
 const cfg = JSON.parse(process.env.AVIARY_E2E_INPUT);
-const STEP_TIMEOUT = 15000;
+const STEP_TIMEOUT = 30000; // generous: CI runs many stacks at once on few cores
 
 // audit is a basic accessibility check of the current document: the
 // problems found (none is a pass).
