@@ -174,11 +174,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		issued, err = s.exchangeCode(r, app, p)
 	case "refresh_token":
 		issued, err = s.refresh(r, app, p)
+	case oauth2.GrantTokenExchange:
+		issued, err = s.exchangeOAuth1(r, app, p)
 	case "":
 		err = invalidRequest("grant_type is missing.")
 	default:
 		err = &oauthError{status: http.StatusBadRequest, Code: "unsupported_grant_type",
-			Description: "grant_type must be authorization_code or refresh_token."}
+			Description: "grant_type must be authorization_code, refresh_token or " + oauth2.GrantTokenExchange + "."}
 	}
 	if err != nil {
 		s.writeError(w, r, err)
