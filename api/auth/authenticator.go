@@ -23,6 +23,8 @@ type Authenticator struct {
 	writer apierr.Writer
 	// loopback: see AcceptLoopbackSpellings.
 	loopback bool
+	// bases: see AcceptSignatureBases.
+	bases []*url.URL
 }
 
 // New returns an Authenticator. publicBaseURL is the scheme, host and

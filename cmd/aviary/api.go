@@ -180,7 +180,8 @@ func startLimiter(b *backends, prefix string, errWriter apierr.Writer) *ratelimi
 }
 
 // newAuthenticator verifies credentials for requests signed for publicURL
-// (in dev mode, for its loopback spellings too).
+// (in dev mode, for its loopback spellings too) and for the signature
+// bases (AVIARY_OAUTH_SIGNATURE_BASES).
 func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apierr.Writer) (*auth.Authenticator, error) {
 	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), publicURL, time.Now, errWriter)
 	if err != nil {
@@ -188,6 +189,13 @@ func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apie
 	}
 	if cfg.dev {
 		authn.AcceptLoopbackSpellings()
+	}
+	bases, err := cfg.signatureBases()
+	if err != nil {
+		return nil, err
+	}
+	if len(bases) > 0 {
+		authn.AcceptSignatureBases(bases)
 	}
 	return authn, nil
 }

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/tasks"
 )
 
@@ -107,6 +109,9 @@ type config struct {
 	WebhookDeliverers       int
 	// WebSessionKey signs the web tier's session cookies (docs/oauth.md).
 	WebSessionKey string
+	// OAuthSignatureBases: other base URLs OAuth 1.0a signatures may be
+	// computed over (docs/oauth.md); see signatureBases.
+	OAuthSignatureBases string
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -205,6 +210,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT", "webhook-delivery-timeout", "10s", "aviary worker: how long one webhook delivery POST may take (no answer in time: a failed attempt)", duration(&c.WebhookDeliveryTimeout)},
 		{"AVIARY_WEBHOOK_DELIVERERS", "webhook-deliverers", "16", "aviary worker: webhooks one worker sends at once (each webhook's deliveries go one at a time, in order)", integer(&c.WebhookDeliverers)},
 		{"AVIARY_WEB_SESSION_KEY", "web-session-key", "", "aviary api: key (at least 32 bytes) signing the login and consent pages' session cookies; empty: a random key generated once and kept in PostgreSQL, shared by every replica (docs/oauth.md)", str(&c.WebSessionKey)},
+		{"AVIARY_OAUTH_SIGNATURE_BASES", "oauth-signature-bases", "", "aviary api: development only: comma-separated base URLs (e.g. " + auth.DevSignatureBases + ") over which an OAuth 1.0a signature with the request's path and parameters is also accepted, for clients that sign for the platform's hosts behind a redirected transport; a signature captured against the platform could be replayed here within the timestamp window. Empty: off (aviary dev: those three hosts); none: off in dev mode too (docs/oauth.md)", str(&c.OAuthSignatureBases)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -325,7 +331,27 @@ func (c *config) validate() error {
 			errs = append(errs, fmt.Errorf("%s must be %s, not %v", ch.name, ch.want, ch.got))
 		}
 	}
+	if _, err := c.signatureBases(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// signatureBases parses AVIARY_OAUTH_SIGNATURE_BASES: empty is off, but
+// the platform's three API hosts in dev mode; "none" is off everywhere.
+func (c *config) signatureBases() ([]*url.URL, error) {
+	raw := strings.TrimSpace(c.OAuthSignatureBases)
+	switch {
+	case strings.EqualFold(raw, "none"):
+		return nil, nil
+	case raw == "" && c.dev:
+		raw = auth.DevSignatureBases
+	}
+	bases, err := auth.ParseSignatureBases(raw)
+	if err != nil {
+		return nil, fmt.Errorf("AVIARY_OAUTH_SIGNATURE_BASES (-oauth-signature-bases): %w", err)
+	}
+	return bases, nil
 }
 
 // mediaSlots is the worker's media.Slots: each class gets its setting, or
