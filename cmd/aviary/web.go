@@ -35,11 +35,25 @@ func addWebMounts(cfg *config, b *backends, log *slog.Logger, m map[string]http.
 		return err
 	}
 	pub := auth.NewPublisher(b.redis, auth.InvalidationChannel)
-	h := oauth.New(b.apiDB, kit, time.Now, oauth.Revocations{Bearer: pub.BearerRevoked, OAuth2: pub.OAuth2Revoked}).Handler()
+	h := oauth.New(b.apiDB, kit, time.Now, oauth.Revocations{Bearer: pub.BearerRevoked, OAuth2: pub.OAuth2Revoked}).
+		WithLimits(tokenLimits(cfg, b)).Handler()
 	for _, p := range oauth.Paths {
 		m[p] = h
 	}
 	return nil
+}
+
+// tokenLimits are the token endpoints' rate limits: AVIARY_OAUTH_TOKEN_*,
+// scaled by AVIARY_RATE_LIMIT_SCALE (a limit scaled below 1 stays 1).
+func tokenLimits(cfg *config, b *backends) oauth.Limits {
+	scale := func(n int) int64 {
+		if n == 0 {
+			return 0
+		}
+		return max(int64(float64(n)*cfg.RateLimitScale), 1)
+	}
+	return oauth.Limits{Window: web.NewWindow(b.redis, "aviary:oauth-token:", cfg.OAuthTokenWindow),
+		PerClient: scale(cfg.OAuthTokenLimit), PerAddress: scale(cfg.OAuthTokenFailureLimit)}
 }
 
 // webSessionKey is AVIARY_WEB_SESSION_KEY, or else a random key generated

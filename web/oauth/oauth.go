@@ -48,6 +48,7 @@ type Server struct {
 	kit     *web.Kit
 	now     func() time.Time
 	revoked Revocations
+	limits  Limits
 	log     *slog.Logger
 }
 

@@ -25,6 +25,14 @@ type oauthError struct {
 	status      int
 	Code        string `json:"error"`
 	Description string `json:"error_description"`
+	limited     *limited
+}
+
+// rateLimited is the 429 of a spent token endpoint limit, in the platform's
+// words (its token exchange guide: 429 rate_limited).
+func rateLimited(l *limited, what string) *oauthError {
+	return &oauthError{status: http.StatusTooManyRequests, Code: "rate_limited", limited: l,
+		Description: "Too many requests " + what + "; retry after the Retry-After seconds."}
 }
 
 func (e *oauthError) Error() string { return e.Code + ": " + e.Description }
@@ -114,13 +122,29 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 
 // clientRequest reads a token endpoint's parameters and authenticates
 // its client (both refusals are OAuth 2.0 errors).
+// Both are rate limited (limits.go): an address that failed client
+// authentication too often is refused before anything is read, and each
+// authenticated client's requests are counted.
 func (s *Server) clientRequest(w http.ResponseWriter, r *http.Request) (url.Values, storage.App, error) {
+	if l := s.addressLimited(r); l != nil {
+		return nil, storage.App{}, rateLimited(l, "with failed client authentication from this address")
+	}
 	p, err := params(w, r)
 	if err != nil {
 		return nil, storage.App{}, err
 	}
-	_, app, err := s.client(r, p)
-	return p, app, err
+	c, app, err := s.client(r, p)
+	var oe *oauthError
+	if errors.As(err, &oe) && oe.Code == "invalid_client" {
+		s.failedClient(r)
+	}
+	if err != nil {
+		return p, app, err
+	}
+	if l := s.clientLimited(w, r, "oauth2:"+c.ClientID); l != nil {
+		return p, app, rateLimited(l, "for this client")
+	}
+	return p, app, nil
 }
 
 // client authenticates the OAuth 2.0 client of a token request: Basic
@@ -317,6 +341,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &oe) {
 		if oe.status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Basic realm="aviary"`)
+		}
+		if oe.limited != nil {
+			oe.limited.setRetryAfter(w)
 		}
 		writeJSON(w, oe.status, oe)
 		return
