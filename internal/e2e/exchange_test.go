@@ -16,7 +16,7 @@ import (
 // for an OAuth 2.0 grant as the platform's migration guide shows (form
 // body, Basic client authentication), calls GET /2/users/me with it,
 // refreshes it with golang.org/x/oauth2, and checks that a wrong secret is
-// invalid_grant.
+// invalid_grant and that the endpoint's rate limit headers are there.
 func TestOAuth1TokenExchange(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local"})
@@ -39,6 +39,11 @@ func TestOAuth1TokenExchange(t *testing.T) {
 	if err := json.Unmarshal(r.Raw, &tok); r.Status != 200 || err != nil || tok.RefreshToken == "" || tok.ExpiresIn != 7200 ||
 		!strings.Contains(" "+tok.Scope+" ", " offline.access ") || !strings.Contains(tok.Scope, "tweet.write") {
 		t.Fatalf("exchange: %d %s", r.Status, r.Raw)
+	}
+	// The token endpoint's rate limit is wired (10000 per client, scaled
+	// by the stack's AVIARY_RATE_LIMIT_SCALE=100).
+	if r.Header.Get("x-rate-limit-limit") != "1000000" || r.Header.Get("x-rate-limit-remaining") != "999999" {
+		t.Errorf("rate limit headers %q %q", r.Header.Get("x-rate-limit-limit"), r.Header.Get("x-rate-limit-remaining"))
 	}
 	me := s.do("GET", "/2/users/me", "Bearer "+tok.AccessToken, nil)
 	if me.Status != 200 || !strings.Contains(string(me.Raw), `"id":"`+s.creds.UserID+`"`) {
