@@ -208,7 +208,11 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 		return nil, err
 	}
 	if bases, _ := cfg.signatureBases(); len(bases) > 0 {
-		log.Warn("OAuth 1.0a signatures over other base URLs are accepted (AVIARY_OAUTH_SIGNATURE_BASES; development only: a signature made for those hosts could be replayed here)", "bases", bases)
+		names := make([]string, len(bases))
+		for i, u := range bases {
+			names[i] = u.String()
+		}
+		log.Warn("OAuth 1.0a signatures over other base URLs are accepted (AVIARY_OAUTH_SIGNATURE_BASES; development only: a signature made for those hosts could be replayed here)", "bases", strings.Join(names, ","))
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	inspector := asynq.NewInspector(b.asynqRC)
