@@ -10,13 +10,17 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/aviary-dev/aviary/api/auth"
 )
 
 // TestOAuth1TokenExchange exchanges the demo OAuth 1.0a token and secret
 // for an OAuth 2.0 grant as the platform's migration guide shows (form
 // body, Basic client authentication), calls GET /2/users/me with it,
 // refreshes it with golang.org/x/oauth2, and checks that a wrong secret is
-// invalid_grant and that the endpoint's rate limit headers are there.
+// invalid_grant and that the endpoint's rate limit headers are there, then
+// exchanges again with an OAuth 1.0a signed request, which revokes the
+// first exchange's grant.
 func TestOAuth1TokenExchange(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local"})
@@ -68,4 +72,26 @@ func TestOAuth1TokenExchange(t *testing.T) {
 	if r := exchange(s.creds.AccessTokenSecret + "x"); r.Status != 400 || !strings.Contains(string(r.Raw), `"invalid_grant"`) {
 		t.Errorf("wrong secret: %d %s", r.Status, r.Raw)
 	}
+
+	// Signed with the OAuth 1.0a token instead of sending its secret (the
+	// client authenticates in the body): a new grant, and the previous
+	// exchange's grant is revoked.
+	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"},
+		"subject_token_type": {"urn:x:params:oauth:token-type:oauth1_token"}, "client_id": {s.creds.ClientID}, "client_secret": {s.creds.ClientSecret}}
+	req, _ := http.NewRequest("POST", s.baseURL+"/2/oauth2/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if err := auth.SignRequest(req, s.baseURL, s.creds.ConsumerKey, s.creds.ConsumerSecret, s.creds.AccessToken, s.creds.AccessTokenSecret, time.Now(), ""); err != nil {
+		t.Fatal(err)
+	}
+	signed := s.send(req)
+	var again struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal(signed.Raw, &again); signed.Status != 200 || err != nil || again.AccessToken == "" {
+		t.Fatalf("signed exchange: %d %s", signed.Status, signed.Raw)
+	}
+	if r := s.do("GET", "/2/users/me", "Bearer "+again.AccessToken, nil); r.Status != 200 {
+		t.Errorf("users/me with the token of the signed exchange: %d %s", r.Status, r.Raw)
+	}
+	waitUntilStatus(t, func() int { return s.do("GET", "/2/users/me", "Bearer "+fresh.AccessToken, nil).Status }, 401)
 }

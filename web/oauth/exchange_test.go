@@ -2,12 +2,16 @@ package oauth_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
 	"github.com/aviary-dev/aviary/domain/oauth2"
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/web/oauth"
 )
 
 // exchangeParams are a token exchange request's parameters for an OAuth
@@ -138,5 +142,59 @@ func TestTokenExchangeRefusals(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			wantError(t, f.post(t, "/2/oauth2/token", tt.params, tt.basic, false), tt.status, tt.code)
 		})
+	}
+}
+
+// TestSignedTokenExchange: with an OAuth 1.0a verifier, a request signed
+// with the token needs no oauth_token_secret; a refused signature is
+// invalid_grant, a subject_token other than the signing token
+// invalid_request, and without a verifier a signed request is refused.
+func TestSignedTokenExchange(t *testing.T) {
+	f := setup(t)
+	tok := f.oauth1Token(t, f.app.ID, storage.AccessReadWrite)
+	verifier := func(r *http.Request) (storage.AccessToken, error) {
+		// The body must still be readable after the endpoint read it.
+		if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != oauth2.GrantTokenExchange {
+			return storage.AccessToken{}, fmt.Errorf("%w: body not readable (%v)", oauth.ErrSignatureRefused, err)
+		}
+		if r.Header.Get("Authorization") != `OAuth oauth_token="`+tok.Token+`", oauth_signature="good"` {
+			return storage.AccessToken{}, fmt.Errorf("%w: bad signature", oauth.ErrSignatureRefused)
+		}
+		return tok, nil
+	}
+	form := url.Values{"grant_type": {oauth2.GrantTokenExchange}, "subject_token_type": {oauth2.TokenTypeOAuth1},
+		"client_id": {f.client.ClientID}, "client_secret": {f.secret}}
+	send := func(form url.Values, authz string) limitedReply {
+		t.Helper()
+		req, _ := http.NewRequest("POST", f.srv.URL+"/2/oauth2/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Authorization", authz)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		r := limitedReply{status: resp.StatusCode}
+		_ = json.NewDecoder(resp.Body).Decode(&r.body)
+		return r
+	}
+	good := `OAuth oauth_token="` + tok.Token + `", oauth_signature="good"`
+	if r := send(form, good); r.status != 400 || r.body["error"] != "invalid_request" {
+		t.Errorf("signed without a verifier: %d %v", r.status, r.body)
+	}
+	f.server.WithOAuth1(verifier)
+	if r := send(form, good); r.status != 200 || r.body["refresh_token"] == nil {
+		t.Fatalf("signed exchange: %d %v", r.status, r.body)
+	}
+	if r := send(form, `OAuth oauth_token="`+tok.Token+`", oauth_signature="bad"`); r.status != 400 || r.body["error"] != "invalid_grant" {
+		t.Errorf("bad signature: %d %v", r.status, r.body)
+	}
+	other := url.Values{}
+	for k, v := range form {
+		other[k] = v
+	}
+	other.Set("subject_token", "1-another-token")
+	if r := send(other, good); r.status != 400 || r.body["error"] != "invalid_request" {
+		t.Errorf("subject_token of another token: %d %v", r.status, r.body)
 	}
 }

@@ -49,6 +49,7 @@ type Server struct {
 	now     func() time.Time
 	revoked Revocations
 	limits  Limits
+	oauth1  OAuth1Verifier
 	log     *slog.Logger
 }
 

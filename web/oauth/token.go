@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -59,6 +60,9 @@ func params(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	if err != nil {
 		return nil, invalidRequest("The request body is too large or could not be read.")
 	}
+	// Put the body back: a signed token exchange verifies its signature
+	// over the form parameters afterwards.
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	if len(strings.TrimSpace(string(body))) > 0 {
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		var fromBody url.Values
