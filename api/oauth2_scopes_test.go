@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -37,10 +38,14 @@ func oauth2Token(t *testing.T, b *apitest.Bundle, scopes ...string) string {
 // scopes; app-only endpoints refuse them; OAuth 1.0a keeps working.
 func TestOAuth2UserTokensAndScopes(t *testing.T) {
 	b := apitest.Setup(t, 100)
+	router := apitest.OpenAPIRouter(t)
 	read := "Bearer " + oauth2Token(t, b, "tweet.read", "users.read")
 	write := "Bearer " + oauth2Token(t, b, "tweet.read", "tweet.write", "users.read", "like.write")
 	media := "Bearer " + oauth2Token(t, b, "media.write")
 	post := apitest.JSONBody(map[string]any{"text": "hello from OAuth 2.0"})
+	author := ids.Format(b.Author.ID)
+	engage := apitest.JSONBody(map[string]any{"tweet_id": "1"})
+	const unsupported = "unsupported-authentication"
 	tests := []struct {
 		name, method, path, authz string
 		body                      []byte
@@ -48,11 +53,14 @@ func TestOAuth2UserTokensAndScopes(t *testing.T) {
 		slug                      string
 	}{
 		{"users/me with read scopes", "GET", "/2/users/me", read, nil, 200, ""},
-		{"users/me without users.read", "GET", "/2/users/me", media, nil, 403, ""},
+		{"users/me without users.read", "GET", "/2/users/me", media, nil, 403, unsupported},
 		{"post lookup with read scopes", "GET", "/2/tweets?ids=1", read, nil, 200, ""},
-		{"create a post without tweet.write", "POST", "/2/tweets", read, post, 403, ""},
+		{"create a post without tweet.write", "POST", "/2/tweets", read, post, 403, unsupported},
 		{"create a post with tweet.write", "POST", "/2/tweets", write, post, 201, ""},
-		{"media status without media.write", "GET", "/2/media/upload?command=STATUS&media_id=1", read, nil, 403, ""},
+		{"like without like.write", "POST", "/2/users/" + ids.Format(b.User.ID) + "/likes", read, engage, 403, unsupported},
+		{"like as another user", "POST", "/2/users/" + author + "/likes", write, engage, 403, "not-authorized-for-resource"},
+		{"repost as another user", "POST", "/2/users/" + author + "/retweets", write, engage, 403, "not-authorized-for-resource"},
+		{"media status without media.write", "GET", "/2/media/upload?command=STATUS&media_id=1", read, nil, 403, unsupported},
 		{"app-only endpoint refuses a user token", "GET", "/2/tweets/search/all?query=hello", read, nil, 403, "unsupported-authentication"},
 		{"unknown bearer", "GET", "/2/users/me", "Bearer nope-not-a-token", nil, 401, ""},
 		{"oauth 1.0a still works", "POST", "/2/tweets", "oauth:reader", apitest.JSONBody(map[string]any{"text": "signed"}), 201, ""},
@@ -70,8 +78,16 @@ func TestOAuth2UserTokensAndScopes(t *testing.T) {
 			if tt.slug != "" && r.Body["type"] != apitest.Problems+tt.slug {
 				t.Errorf("type %v, want %s", r.Body["type"], tt.slug)
 			}
-			if tt.status == 403 && tt.slug == "" && r.Body["detail"] == nil {
-				t.Errorf("a scope refusal should say which scope is missing: %s", r.Raw)
+			if tt.slug == unsupported && tt.path != "/2/tweets/search/all?query=hello" {
+				if d, _ := r.Body["detail"].(string); !strings.Contains(d, "missing the scope") || r.Body["title"] != "Unsupported Authentication" {
+					t.Errorf("a scope refusal should say which scope is missing: %s", r.Raw)
+				}
+			}
+			if tt.slug == "not-authorized-for-resource" && (r.Body["resource_id"] != author || r.Body["resource_type"] != "user") {
+				t.Errorf("refusal should name the user of the path: %s", r.Raw)
+			}
+			if err := apitest.ValidateResponse(t.Context(), router, tt.method, strings.SplitN(tt.path, "?", 2)[0], r); err != nil {
+				t.Errorf("does not match the OpenAPI description: %v\nbody: %s", err, r.Raw)
 			}
 		})
 	}

@@ -23,6 +23,8 @@ type Authenticator struct {
 	writer apierr.Writer
 	// loopback: see AcceptLoopbackSpellings.
 	loopback bool
+	// bases: see AcceptSignatureBases.
+	bases []*url.URL
 }
 
 // New returns an Authenticator. publicBaseURL is the scheme, host and
@@ -140,10 +142,12 @@ func kindOfScheme(scheme string) Credential {
 	return AppOnly
 }
 
-// missingScopes is the 403 a user token without an endpoint's scopes gets.
+// missingScopes is the 403 unsupported-authentication a user token
+// without an endpoint's scopes gets: its credential kind is accepted, but
+// not without those scopes; the detail names them.
 func missingScopes(missing []string) *apierr.Error {
-	return apierr.Forbidden("Your access token is missing the scope" + plural(len(missing)) + " " + strings.Join(missing, ", ") +
-		" that this endpoint requires; authorize the app again with " + pronoun(len(missing)) + ".")
+	return apierr.UnsupportedAuthentication("Your OAuth 2.0 User Context access token is missing the scope" + plural(len(missing)) + " " +
+		strings.Join(missing, ", ") + " that this endpoint requires; authorize the app again with " + pronoun(len(missing)) + ".")
 }
 
 func plural(n int) string {

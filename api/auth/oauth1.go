@@ -118,6 +118,13 @@ func (a *Authenticator) verifySignature(r *http.Request, creds oauthCredentials,
 		}
 		checked += " and " + alias
 	}
+	ok, others := a.signedOverBases(r, params, creds, consumerSecret, tokenSecret)
+	if ok {
+		return nil
+	}
+	for _, b := range others {
+		checked += " and " + b
+	}
 	return apierr.Unauthorized(signatureDetail(checked, a.public != nil))
 }
 

@@ -17,7 +17,8 @@ type engageRequest struct {
 }
 
 // actingUser checks that the path's user id is the caller: a user likes
-// and reposts only as themself.
+// and reposts only as themself (another id is 403
+// not-authorized-for-resource naming that user).
 func actingUser(r *http.Request) (int64, error) {
 	id, err := httpx.PathID(r, "id")
 	if err != nil {
@@ -25,7 +26,8 @@ func actingUser(r *http.Request) (int64, error) {
 	}
 	user := httpx.Principal(r).User
 	if id != user.ID {
-		return 0, apierr.Forbidden(fmt.Sprintf("You can act only as the authenticated user [%s]; the path names [%s].", httpx.FormatID(user.ID), httpx.FormatID(id)))
+		return 0, apierr.NotAuthorizedForResource("user", httpx.FormatID(id),
+			fmt.Sprintf("You are not authorized to act for the user [%s]; you can act only as the authenticated user [%s].", httpx.FormatID(id), httpx.FormatID(user.ID)))
 	}
 	return id, nil
 }

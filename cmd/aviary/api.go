@@ -180,7 +180,8 @@ func startLimiter(b *backends, prefix string, errWriter apierr.Writer) *ratelimi
 }
 
 // newAuthenticator verifies credentials for requests signed for publicURL
-// (in dev mode, for its loopback spellings too).
+// (in dev mode, for its loopback spellings too) and for the signature
+// bases (AVIARY_OAUTH_SIGNATURE_BASES).
 func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apierr.Writer) (*auth.Authenticator, error) {
 	authn, err := auth.New(principalStore(b, cfg.AuthCacheTTL), auth.NewRedisNonceStore(b.redis, "aviary:nonce:").WithTimeout(cfg.DependencyTimeout), publicURL, time.Now, errWriter)
 	if err != nil {
@@ -188,6 +189,13 @@ func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apie
 	}
 	if cfg.dev {
 		authn.AcceptLoopbackSpellings()
+	}
+	bases, err := cfg.signatureBases()
+	if err != nil {
+		return nil, err
+	}
+	if len(bases) > 0 {
+		authn.AcceptSignatureBases(bases)
 	}
 	return authn, nil
 }
@@ -199,6 +207,13 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
+	if bases, _ := cfg.signatureBases(); len(bases) > 0 {
+		names := make([]string, len(bases))
+		for i, u := range bases {
+			names[i] = u.String()
+		}
+		log.Warn("OAuth 1.0a signatures over other base URLs are accepted (AVIARY_OAUTH_SIGNATURE_BASES; development only: a signature made for those hosts could be replayed here)", "bases", strings.Join(names, ","))
+	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	inspector := asynq.NewInspector(b.asynqRC)
 	reg.MustRegister(metrics.NewQueueMetricsCollector(inspector))
@@ -207,7 +222,7 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
-	if err := addWebMounts(cfg, b, log, mounts); err != nil {
+	if err := addWebMounts(cfg, b, authn, log, mounts); err != nil {
 		return nil, err
 	}
 	limiter := startLimiter(b, "aviary:", errWriter)

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/tasks"
 )
 
@@ -107,6 +109,14 @@ type config struct {
 	WebhookDeliverers       int
 	// WebSessionKey signs the web tier's session cookies (docs/oauth.md).
 	WebSessionKey string
+	// OAuthSignatureBases: other base URLs OAuth 1.0a signatures may be
+	// computed over (docs/oauth.md); see signatureBases.
+	OAuthSignatureBases string
+	// OAuthTokenLimit, OAuthTokenFailureLimit and OAuthTokenWindow are the
+	// token endpoints' rate limits (docs/oauth.md).
+	OAuthTokenLimit        int
+	OAuthTokenFailureLimit int
+	OAuthTokenWindow       time.Duration
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -205,6 +215,10 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT", "webhook-delivery-timeout", "10s", "aviary worker: how long one webhook delivery POST may take (no answer in time: a failed attempt)", duration(&c.WebhookDeliveryTimeout)},
 		{"AVIARY_WEBHOOK_DELIVERERS", "webhook-deliverers", "16", "aviary worker: webhooks one worker sends at once (each webhook's deliveries go one at a time, in order)", integer(&c.WebhookDeliverers)},
 		{"AVIARY_WEB_SESSION_KEY", "web-session-key", "", "aviary api: key (at least 32 bytes) signing the login and consent pages' session cookies; empty: a random key generated once and kept in PostgreSQL, shared by every replica (docs/oauth.md)", str(&c.WebSessionKey)},
+		{"AVIARY_OAUTH_SIGNATURE_BASES", "oauth-signature-bases", "", "aviary api: development only: comma-separated base URLs (e.g. " + auth.DevSignatureBases + ") over which an OAuth 1.0a signature with the request's path and parameters is also accepted, for clients that sign for the platform's hosts behind a redirected transport; a signature captured against the platform could be replayed here within the timestamp window. Empty: off (aviary dev: those three hosts); none: off in dev mode too (docs/oauth.md)", str(&c.OAuthSignatureBases)},
+		{"AVIARY_OAUTH_TOKEN_LIMIT", "oauth-token-limit", "10000", "aviary api: requests one client may make to /2/oauth2/token, /2/oauth2/revoke, /oauth2/token and /oauth2/invalidate_token per AVIARY_OAUTH_TOKEN_WINDOW (the platform's token exchange figure); beyond, 429 with Retry-After; 0: off; scaled by AVIARY_RATE_LIMIT_SCALE (docs/oauth.md)", integer(&c.OAuthTokenLimit)},
+		{"AVIARY_OAUTH_TOKEN_FAILURE_LIMIT", "oauth-token-failure-limit", "50", "aviary api: failed client authentications one address may make at the token endpoints per AVIARY_OAUTH_TOKEN_WINDOW; beyond, its requests are refused with 429 until the window ends; 0: off; scaled by AVIARY_RATE_LIMIT_SCALE", integer(&c.OAuthTokenFailureLimit)},
+		{"AVIARY_OAUTH_TOKEN_WINDOW", "oauth-token-window", "15m", "aviary api: the fixed window of the token endpoints' rate limits", duration(&c.OAuthTokenWindow)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},
@@ -318,6 +332,9 @@ func (c *config) validate() error {
 		{c.WebhookDeliveryTimeout > 0, "AVIARY_WEBHOOK_DELIVERY_TIMEOUT (-webhook-delivery-timeout)", "a positive duration", c.WebhookDeliveryTimeout},
 		{c.WebhookDeliverers >= 1, "AVIARY_WEBHOOK_DELIVERERS (-webhook-deliverers)", "at least 1", c.WebhookDeliverers},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
+		{c.OAuthTokenLimit >= 0, "AVIARY_OAUTH_TOKEN_LIMIT (-oauth-token-limit)", "0 (off) or more", c.OAuthTokenLimit},
+		{c.OAuthTokenFailureLimit >= 0, "AVIARY_OAUTH_TOKEN_FAILURE_LIMIT (-oauth-token-failure-limit)", "0 (off) or more", c.OAuthTokenFailureLimit},
+		{c.OAuthTokenWindow >= time.Second, "AVIARY_OAUTH_TOKEN_WINDOW (-oauth-token-window)", "a duration of at least 1s", c.OAuthTokenWindow},
 	}
 	var errs []error
 	for _, ch := range checks {
@@ -325,7 +342,27 @@ func (c *config) validate() error {
 			errs = append(errs, fmt.Errorf("%s must be %s, not %v", ch.name, ch.want, ch.got))
 		}
 	}
+	if _, err := c.signatureBases(); err != nil {
+		errs = append(errs, err)
+	}
 	return errors.Join(errs...)
+}
+
+// signatureBases parses AVIARY_OAUTH_SIGNATURE_BASES: empty is off, but
+// the platform's three API hosts in dev mode; "none" is off everywhere.
+func (c *config) signatureBases() ([]*url.URL, error) {
+	raw := strings.TrimSpace(c.OAuthSignatureBases)
+	switch {
+	case strings.EqualFold(raw, "none"):
+		return nil, nil
+	case raw == "" && c.dev:
+		raw = auth.DevSignatureBases
+	}
+	bases, err := auth.ParseSignatureBases(raw)
+	if err != nil {
+		return nil, fmt.Errorf("AVIARY_OAUTH_SIGNATURE_BASES (-oauth-signature-bases): %w", err)
+	}
+	return bases, nil
 }
 
 // mediaSlots is the worker's media.Slots: each class gets its setting, or

@@ -219,3 +219,39 @@ func OAuth1Scopes(canWrite bool) []string {
 	}
 	return out
 }
+
+// Token exchange (RFC 8693) of an OAuth 1.0a access token, as the
+// platform names it.
+const (
+	GrantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
+	TokenTypeOAuth1    = "urn:x:params:oauth:token-type:oauth1_token"
+)
+
+// exchangeRead and exchangeWrite are the scopes the platform maps an
+// OAuth 1.0a read, and read-write, permission to (docs/oauth.md, "Token
+// exchange"), restricted to the scopes Aviary knows.
+var (
+	exchangeRead = []string{TweetRead, UsersRead, FollowsRead, FollowRead, MuteRead, BlockRead, ListRead, LikeRead, BroadcastRead}
+	// Aviary's read-write level is its most permissive one, so it stands
+	// for the platform's "read, write and Direct Messages" too.
+	exchangeWrite = []string{TweetWrite, TweetModerateWrite, FollowsWrite, LikeWrite, ListWrite, MuteWrite, BlockWrite, MediaWrite, DMRead, DMWrite}
+)
+
+// ExchangeScopes are the scopes a token exchange grants for an OAuth 1.0a
+// token of the access level (canWrite: read-write), in Scopes order:
+// what the user authorized, never more, and always offline.access. Scopes
+// the original authorization did not cover (bookmarks, Spaces, email) are
+// not granted.
+func ExchangeScopes(canWrite bool) []string {
+	names := append([]string{OfflineAccess}, exchangeRead...)
+	if canWrite {
+		names = append(names, exchangeWrite...)
+	}
+	var out []string
+	for _, s := range Scopes {
+		if slices.Contains(names, s.Name) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}

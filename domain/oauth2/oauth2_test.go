@@ -59,3 +59,43 @@ func TestParseScope(t *testing.T) {
 		t.Errorf("read-write OAuth 1.0a scopes %v", rw)
 	}
 }
+
+func TestExchangeScopes(t *testing.T) {
+	tests := []struct {
+		name       string
+		canWrite   bool
+		have, lack []string
+	}{
+		{"read", false, []string{TweetRead, UsersRead, FollowsRead, FollowRead, MuteRead, BlockRead, ListRead, LikeRead, BroadcastRead, OfflineAccess},
+			[]string{TweetWrite, MediaWrite, LikeWrite, DMRead, BookmarkRead, SpaceRead, UsersEmail}},
+		{"read-write", true, []string{TweetRead, TweetWrite, MediaWrite, LikeWrite, DMRead, DMWrite, OfflineAccess, BroadcastRead},
+			[]string{BookmarkRead, BookmarkWrite, SpaceRead, UsersEmail}},
+	}
+	for _, tt := range tests {
+		got := ExchangeScopes(tt.canWrite)
+		if m := Missing(tt.have, got); len(m) > 0 {
+			t.Errorf("%s: %v lacks %v", tt.name, got, m)
+		}
+		for _, s := range tt.lack {
+			if slices.Contains(got, s) {
+				t.Errorf("%s: %v grants %s", tt.name, got, s)
+			}
+		}
+		// Never more than the OAuth 1.0a token itself carries on the API.
+		if m := Missing(got, OAuth1Scopes(tt.canWrite)); len(m) > 0 {
+			t.Errorf("%s: exchange grants %v beyond the OAuth 1.0a token's scopes", tt.name, m)
+		}
+		if _, err := ParseScope(Join(got)); err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+		}
+	}
+}
+
+// TestScopesDescribed: every scope the API checks has consent wording.
+func TestScopesDescribed(t *testing.T) {
+	for _, name := range []string{TweetRead, TweetWrite, UsersRead, MediaWrite, OfflineAccess, LikeWrite, MuteRead, BlockRead, BroadcastRead, FollowRead} {
+		if d := Describe([]string{name}); len(d) != 1 || d[0].Description == "" {
+			t.Errorf("%s: %v", name, d)
+		}
+	}
+}

@@ -341,3 +341,38 @@ func (db *DB) SetOAuth2ClientSecret(ctx context.Context, appID int64, secret str
 	}
 	return c, err == nil, wrap(op, err)
 }
+
+// ExchangeOAuth1Token makes an OAuth 2.0 grant from an OAuth 1.0a access
+// token in one transaction (the token exchange grant): check sees the
+// unrevoked token (the caller's client, secret and scope checks) and
+// returns the tokens to issue; the grant a previous exchange of the same
+// user made for the same app is revoked, and a new family, marked as
+// exchanged, holds the tokens. The token row is locked, so concurrent
+// exchanges of one token leave one live grant. An unknown or revoked
+// token is ErrNotFound.
+func (db *DB) ExchangeOAuth1Token(ctx context.Context, token string, now time.Time, check func(storage.AccessToken) (storage.OAuth2Issued, error)) (storage.AccessToken, error) {
+	var t storage.AccessToken
+	err := db.inTx(ctx, "exchange OAuth 1.0a token", func(tx pgx.Tx) error {
+		var err error
+		t, err = scanToken(tx.QueryRow(ctx, `SELECT `+tokenColumns+` FROM access_tokens
+			WHERE token = $1 AND revoked_at IS NULL FOR UPDATE`, token))
+		if err != nil {
+			return err
+		}
+		issued, err := check(t)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE oauth2_families SET revoked_at = $3
+			WHERE app_id = $1 AND user_id = $2 AND from_exchange AND revoked_at IS NULL`, t.AppID, t.UserID, now); err != nil {
+			return err
+		}
+		var familyID int64
+		if err := tx.QueryRow(ctx, `INSERT INTO oauth2_families (app_id, user_id, scopes, from_exchange) VALUES ($1, $2, $3, true) RETURNING id`,
+			t.AppID, t.UserID, issued.Scopes).Scan(&familyID); err != nil {
+			return err
+		}
+		return insertTokens(ctx, tx, familyID, issued)
+	})
+	return t, err
+}

@@ -11,6 +11,7 @@ import (
 // v1Error is the error shape of the platform's /oauth2 (v1.1-era)
 // endpoints: {"errors":[{"code":..,"message":..,"label":..}]}.
 type v1Error struct {
+	limited *limited
 	status  int
 	code    int
 	label   string
@@ -53,6 +54,31 @@ func (s *Server) app(r *http.Request) (storage.App, error) {
 	return app, nil
 }
 
+// limitedApp is app under the token endpoints' rate limits (limits.go): an
+// address with too many failed authentications is refused, a failure is
+// counted for the address, and each authenticated app's requests are
+// counted. A spent limit is 429 with the platform's code 88.
+func (s *Server) limitedApp(w http.ResponseWriter, r *http.Request) (storage.App, error) {
+	if l := s.addressLimited(r); l != nil {
+		return storage.App{}, v1RateLimited(l)
+	}
+	app, err := s.app(r)
+	if errors.Is(err, errAppCredentials) {
+		s.failedClient(r)
+	}
+	if err != nil {
+		return app, err
+	}
+	if l := s.clientLimited(w, r, "app:"+app.ConsumerKey); l != nil {
+		return app, v1RateLimited(l)
+	}
+	return app, nil
+}
+
+func v1RateLimited(l *limited) *v1Error {
+	return &v1Error{limited: l, status: http.StatusTooManyRequests, code: 88, message: "Rate limit exceeded"}
+}
+
 // appToken serves POST /oauth2/token (grant_type=client_credentials): the
 // app's bearer token, the same one on every call until it is invalidated.
 func (s *Server) appToken(w http.ResponseWriter, r *http.Request) {
@@ -61,7 +87,7 @@ func (s *Server) appToken(w http.ResponseWriter, r *http.Request) {
 		s.writeV1(w, r, errGrantType)
 		return
 	}
-	app, err := s.app(r)
+	app, err := s.limitedApp(w, r)
 	if err != nil {
 		s.writeV1(w, r, err)
 		return
@@ -89,7 +115,7 @@ func (s *Server) invalidateAppToken(w http.ResponseWriter, r *http.Request) {
 		s.writeV1(w, r, errAccessToken)
 		return
 	}
-	app, err := s.app(r)
+	app, err := s.limitedApp(w, r)
 	if err != nil {
 		s.writeV1(w, r, err)
 		return
@@ -120,6 +146,9 @@ func (s *Server) invalidateAppToken(w http.ResponseWriter, r *http.Request) {
 func (s *Server) writeV1(w http.ResponseWriter, r *http.Request, err error) {
 	var ve *v1Error
 	if errors.As(err, &ve) {
+		if ve.limited != nil {
+			ve.limited.setRetryAfter(w)
+		}
 		writeJSON(w, ve.status, ve.body())
 		return
 	}

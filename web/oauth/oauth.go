@@ -26,6 +26,7 @@ type Store interface {
 	CreateOAuth2Code(ctx context.Context, code string, c storage.OAuth2Code) error
 	ExchangeOAuth2Code(ctx context.Context, code string, now time.Time, check func(storage.OAuth2Code) (storage.OAuth2Issued, error)) (storage.OAuth2Code, error)
 	RefreshOAuth2(ctx context.Context, refresh string, appID int64, now time.Time, check func(storage.OAuth2Token) (storage.OAuth2Issued, error)) (storage.OAuth2Token, error)
+	ExchangeOAuth1Token(ctx context.Context, token string, now time.Time, check func(storage.AccessToken) (storage.OAuth2Issued, error)) (storage.AccessToken, error)
 	RevokeOAuth2Token(ctx context.Context, token string, appID int64, now time.Time) (storage.OAuth2Token, error)
 	AppByConsumerKey(ctx context.Context, key string) (storage.App, error)
 	AppByBearerToken(ctx context.Context, token string) (storage.App, error)
@@ -47,6 +48,8 @@ type Server struct {
 	kit     *web.Kit
 	now     func() time.Time
 	revoked Revocations
+	limits  Limits
+	oauth1  OAuth1Verifier
 	log     *slog.Logger
 }
 

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
@@ -48,6 +50,9 @@ type fixture struct {
 	user         storage.User
 	skew         atomic.Int64 // nanoseconds added to the server clock
 	revocations  atomic.Int64
+	server       *oauth.Server
+	rc           *redis.Client
+	prefix       string // the test's Redis key prefix
 }
 
 func setup(t *testing.T) *fixture {
@@ -55,7 +60,7 @@ func setup(t *testing.T) *fixture {
 	ctx := context.Background()
 	db, _ := storagetest.NewDB(t)
 	rc, prefix := storagetest.RedisPrefix(t)
-	f := &fixture{db: db}
+	f := &fixture{db: db, rc: rc, prefix: prefix}
 	var err error
 	if f.app, err = db.CreateApp(ctx, "client-app", ""); err != nil {
 		t.Fatal(err)
@@ -94,8 +99,8 @@ func setup(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	count := func(context.Context) error { f.revocations.Add(1); return nil }
-	s := oauth.New(db, kit, now, oauth.Revocations{OAuth2: count, Bearer: func(context.Context, string) error { return count(nil) }})
-	f.srv = httptest.NewServer(s.Handler())
+	f.server = oauth.New(db, kit, now, oauth.Revocations{OAuth2: count, Bearer: func(context.Context, string) error { return count(nil) }})
+	f.srv = httptest.NewServer(f.server.Handler())
 	t.Cleanup(f.srv.Close)
 	return f
 }

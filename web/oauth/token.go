@@ -1,6 +1,7 @@
 package oauth
 
 import (
+	"bytes"
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
@@ -25,6 +26,14 @@ type oauthError struct {
 	status      int
 	Code        string `json:"error"`
 	Description string `json:"error_description"`
+	limited     *limited
+}
+
+// rateLimited is the 429 of a spent token endpoint limit, in the platform's
+// words (its token exchange guide: 429 rate_limited).
+func rateLimited(l *limited, what string) *oauthError {
+	return &oauthError{status: http.StatusTooManyRequests, Code: "rate_limited", limited: l,
+		Description: "Too many requests " + what + "; retry after the Retry-After seconds."}
 }
 
 func (e *oauthError) Error() string { return e.Code + ": " + e.Description }
@@ -51,6 +60,9 @@ func params(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 	if err != nil {
 		return nil, invalidRequest("The request body is too large or could not be read.")
 	}
+	// Put the body back: a signed token exchange verifies its signature
+	// over the form parameters afterwards.
+	r.Body = io.NopCloser(bytes.NewReader(body))
 	if len(strings.TrimSpace(string(body))) > 0 {
 		mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		var fromBody url.Values
@@ -114,13 +126,29 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 
 // clientRequest reads a token endpoint's parameters and authenticates
 // its client (both refusals are OAuth 2.0 errors).
+// Both are rate limited (limits.go): an address that failed client
+// authentication too often is refused before anything is read, and each
+// authenticated client's requests are counted.
 func (s *Server) clientRequest(w http.ResponseWriter, r *http.Request) (url.Values, storage.App, error) {
+	if l := s.addressLimited(r); l != nil {
+		return nil, storage.App{}, rateLimited(l, "with failed client authentication from this address")
+	}
 	p, err := params(w, r)
 	if err != nil {
 		return nil, storage.App{}, err
 	}
-	_, app, err := s.client(r, p)
-	return p, app, err
+	c, app, err := s.client(r, p)
+	var oe *oauthError
+	if errors.As(err, &oe) && oe.Code == "invalid_client" {
+		s.failedClient(r)
+	}
+	if err != nil {
+		return p, app, err
+	}
+	if l := s.clientLimited(w, r, "oauth2:"+c.ClientID); l != nil {
+		return p, app, rateLimited(l, "for this client")
+	}
+	return p, app, nil
 }
 
 // client authenticates the OAuth 2.0 client of a token request: Basic
@@ -174,11 +202,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		issued, err = s.exchangeCode(r, app, p)
 	case "refresh_token":
 		issued, err = s.refresh(r, app, p)
+	case oauth2.GrantTokenExchange:
+		issued, err = s.exchangeOAuth1(r, app, p)
 	case "":
 		err = invalidRequest("grant_type is missing.")
 	default:
 		err = &oauthError{status: http.StatusBadRequest, Code: "unsupported_grant_type",
-			Description: "grant_type must be authorization_code or refresh_token."}
+			Description: "grant_type must be authorization_code, refresh_token or " + oauth2.GrantTokenExchange + "."}
 	}
 	if err != nil {
 		s.writeError(w, r, err)
@@ -315,6 +345,9 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.As(err, &oe) {
 		if oe.status == http.StatusUnauthorized {
 			w.Header().Set("WWW-Authenticate", `Basic realm="aviary"`)
+		}
+		if oe.limited != nil {
+			oe.limited.setRetryAfter(w)
 		}
 		writeJSON(w, oe.status, oe)
 		return
