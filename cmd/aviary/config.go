@@ -107,6 +107,9 @@ type config struct {
 	WebhookDeliverers       int
 	// WebSessionKey signs the web tier's session cookies (docs/oauth.md).
 	WebSessionKey string
+	// OAuthInsecureHTTP accepts OAuth 1.0a calls over plain HTTP
+	// (development; always on in "aviary dev").
+	OAuthInsecureHTTP bool
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -205,6 +208,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_WEBHOOK_DELIVERY_TIMEOUT", "webhook-delivery-timeout", "10s", "aviary worker: how long one webhook delivery POST may take (no answer in time: a failed attempt)", duration(&c.WebhookDeliveryTimeout)},
 		{"AVIARY_WEBHOOK_DELIVERERS", "webhook-deliverers", "16", "aviary worker: webhooks one worker sends at once (each webhook's deliveries go one at a time, in order)", integer(&c.WebhookDeliverers)},
 		{"AVIARY_WEB_SESSION_KEY", "web-session-key", "", "aviary api: key (at least 32 bytes) signing the login and consent pages' session cookies; empty: a random key generated once and kept in PostgreSQL, shared by every replica (docs/oauth.md)", str(&c.WebSessionKey)},
+		{"AVIARY_OAUTH_INSECURE_HTTP", "oauth-insecure-http", "false", "aviary api: development only: serve the OAuth 1.0a flow (/oauth/request_token, authorize, authenticate, access_token, invalidate_token) over plain HTTP, which the platform refuses; judged by AVIARY_PUBLIC_URL's scheme; always on in aviary dev (docs/oauth.md)", boolean(&c.OAuthInsecureHTTP)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},

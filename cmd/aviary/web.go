@@ -3,13 +3,16 @@ package main
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/web"
 	"github.com/aviary-dev/aviary/web/oauth"
 )
@@ -17,9 +20,21 @@ import (
 // sessionKeyName is the web_secrets row holding the generated session key.
 const sessionKeyName = "session-key"
 
+// OAuth 1.0a rate limits (docs/oauth.md): token endpoint calls per app and
+// page requests per client address, per window.
+const (
+	oauth1AppLimit  = 300
+	oauth1PageLimit = 300
+	oauth1Window    = 15 * time.Minute
+)
+
+// devHTTPNotice is the banner of the pages when OAuth 1.0a runs over HTTP.
+const devHTTPNotice = "Development mode, plain HTTP: these pages and the OAuth 1.0a flow are served without HTTPS. Never use this setting in production."
+
 // addWebMounts mounts the web tier's OAuth endpoints and pages (web/oauth)
-// on the API listener: each of oauth.Paths.
-func addWebMounts(cfg *config, b *backends, log *slog.Logger, m map[string]http.Handler) error {
+// on the API listener: each of oauth.Paths and oauth.OAuth1Paths. authn
+// verifies the OAuth 1.0a token endpoints' signatures with the API's rules.
+func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, log *slog.Logger, m map[string]http.Handler) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	key, err := webSessionKey(ctx, cfg, b)
@@ -34,12 +49,47 @@ func addWebMounts(cfg *config, b *backends, log *slog.Logger, m map[string]http.
 	if err != nil {
 		return err
 	}
+	insecure := cfg.OAuthInsecureHTTP || cfg.dev
+	if insecure && !strings.HasPrefix(cfg.PublicURL, "https://") {
+		log.Warn("OAuth 1.0a is served over plain HTTP (AVIARY_OAUTH_INSECURE_HTTP or aviary dev): development only; the pages say so")
+		kit.SetNotice(devHTTPNotice)
+	}
 	pub := auth.NewPublisher(b.redis, auth.InvalidationChannel)
-	h := oauth.New(b.apiDB, kit, time.Now, oauth.Revocations{Bearer: pub.BearerRevoked, OAuth2: pub.OAuth2Revoked}).Handler()
-	for _, p := range oauth.Paths {
+	s := oauth.New(b.apiDB, kit, time.Now, oauth.Revocations{Bearer: pub.BearerRevoked, OAuth2: pub.OAuth2Revoked})
+	s.WithOAuth1(oauth.OAuth1Config{
+		Store: b.apiDB, Verifier: oauth1Verifier{authn}, PublicURL: cfg.PublicURL, AllowHTTP: insecure,
+		AppLimit:           web.NewRateLimit(b.redis, "aviary:oauth1-limit:", oauth1AppLimit, oauth1Window),
+		PageLimit:          web.NewRateLimit(b.redis, "aviary:oauth1-limit:", oauth1PageLimit, oauth1Window),
+		AccessTokenChanged: pub.AccessTokenRevoked,
+	})
+	h := s.Handler()
+	for _, p := range append(append([]string{}, oauth.Paths...), oauth.OAuth1Paths...) {
 		m[p] = h
 	}
 	return nil
+}
+
+// oauth1Verifier adapts auth.Authenticator.VerifyConsumer to web/oauth
+// (web/ does not import api/).
+type oauth1Verifier struct{ a *auth.Authenticator }
+
+func (v oauth1Verifier) VerifyOAuth1(r *http.Request, secret func(context.Context, storage.App, string) (string, error)) (oauth.OAuth1Request, error) {
+	var ts auth.TokenSecret
+	if secret != nil {
+		ts = secret
+	}
+	c, err := v.a.VerifyConsumer(r, ts)
+	if err != nil {
+		var ae *apierr.Error
+		switch {
+		case errors.As(err, &ae):
+			return oauth.OAuth1Request{}, &oauth.SignatureError{Status: ae.Status, Detail: ae.Detail}
+		case errors.Is(err, storage.ErrUnavailable):
+			return oauth.OAuth1Request{}, &oauth.SignatureError{Status: http.StatusServiceUnavailable, Detail: "Replay protection is unavailable; try again."}
+		}
+		return oauth.OAuth1Request{}, err
+	}
+	return oauth.OAuth1Request{App: c.App, Token: c.Token, Params: c.Params}, nil
 }
 
 // webSessionKey is AVIARY_WEB_SESSION_KEY, or else a random key generated
