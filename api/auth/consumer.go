@@ -70,7 +70,10 @@ func (a *Authenticator) VerifyConsumer(r *http.Request, tokenSecret TokenSecret)
 		}
 	}
 	if err := a.verifySignature(r, creds, app.ConsumerSecret, secret); err != nil {
-		return Consumer{}, err
+		deduped, ok := withoutRepeats(r, creds)
+		if !ok || a.verifySignature(r, deduped, app.ConsumerSecret, secret) != nil {
+			return Consumer{}, err
+		}
 	}
 	if err := a.useNonce(r.Context(), creds); err != nil {
 		return Consumer{}, err
@@ -83,4 +86,27 @@ func (a *Authenticator) VerifyConsumer(r *http.Request, tokenSecret TokenSecret)
 		all[name] = append(values, all[name]...)
 	}
 	return Consumer{App: app, Token: creds.token, Params: all}, nil
+}
+
+// withoutRepeats is creds without the header parameters the query or form
+// body repeats with the same value. Some clients (twitter-api-v2's login
+// sends oauth_token and oauth_verifier in the body too) merge the two sets
+// before signing, so each such pair enters their base string once, where
+// RFC 5849 counts it twice. False when nothing is repeated.
+func withoutRepeats(r *http.Request, creds oauthCredentials) (oauthCredentials, bool) {
+	params, err := requestParams(r)
+	if err != nil {
+		return creds, false
+	}
+	signed := url.Values{}
+	repeated := false
+	for name, values := range creds.signed {
+		if len(values) == 1 && len(params[name]) == 1 && params[name][0] == values[0] {
+			repeated = true
+			continue
+		}
+		signed[name] = values
+	}
+	creds.signed = signed
+	return creds, repeated
 }

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -33,6 +34,7 @@ func TestVerifyConsumer(t *testing.T) {
 		withSecrets        bool
 		wantStatus         int // 0: verified
 		wantCallback       string
+		repeatToken        bool // oauth_token in the body too, signed once
 	}{
 		{name: "consumer only", signedAt: now, nonce: "n1", wantCallback: "oob"},
 		{name: "nonce replayed", signedAt: now, nonce: "n1", wantStatus: 401},
@@ -40,6 +42,7 @@ func TestVerifyConsumer(t *testing.T) {
 		{name: "request token", token: "rt", tokenSecret: "rts", signedAt: now, nonce: "n3", withSecrets: true, wantCallback: "oob"},
 		{name: "unknown token", token: "zz", tokenSecret: "rts", signedAt: now, nonce: "n4", withSecrets: true, wantStatus: 401},
 		{name: "wrong token secret", token: "rt", tokenSecret: "nope", signedAt: now, nonce: "n5", withSecrets: true, wantStatus: 401},
+		{name: "token repeated in the body, signed once", token: "rt", tokenSecret: "rts", signedAt: now, nonce: "n7", withSecrets: true, repeatToken: true, wantCallback: "oob"},
 		{name: "stale timestamp", signedAt: now.Add(-MaxClockSkew - time.Minute), nonce: "n6", wantStatus: 401},
 	}
 	store := newFakeStore()
@@ -55,6 +58,12 @@ func TestVerifyConsumer(t *testing.T) {
 			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 			if err := SignRequest(r, "https://api.example", "ck", "cs", tt.token, tt.tokenSecret, tt.signedAt, tt.nonce); err != nil {
 				t.Fatal(err)
+			}
+			if tt.repeatToken {
+				// The client signed oauth_token once (merged sets); the body
+				// sent it again.
+				r.Body = io.NopCloser(strings.NewReader(body + "&oauth_token=" + tt.token))
+				r.ContentLength = -1
 			}
 			var ts TokenSecret
 			if tt.withSecrets {
