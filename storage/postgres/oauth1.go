@@ -23,11 +23,19 @@ func scanRequestToken(row pgx.Row) (storage.OAuth1RequestToken, error) {
 }
 
 // CreateRequestToken stores a new OAuth 1.0a request token (Token, Secret,
-// AppID, Callback, AccessLevel and ExpiresAt are read).
+// AppID, Callback, AccessLevel and ExpiresAt are read). It also deletes a
+// few tokens that expired over a day ago, so the table does not grow
+// without a sweeper.
 func (db *DB) CreateRequestToken(ctx context.Context, t storage.OAuth1RequestToken) error {
+	op := fmt.Sprintf("create request token of app %d", t.AppID)
 	_, err := db.pool.Exec(ctx, `INSERT INTO oauth1_request_tokens (token, secret, app_id, callback, access_level, expires_at)
 		VALUES ($1, $2, $3, $4, $5, $6)`, t.Token, t.Secret, t.AppID, t.Callback, t.AccessLevel, t.ExpiresAt)
-	return wrap(fmt.Sprintf("create request token of app %d", t.AppID), err)
+	if err != nil {
+		return wrap(op, err)
+	}
+	_, err = db.pool.Exec(ctx, `DELETE FROM oauth1_request_tokens WHERE token IN (
+		SELECT token FROM oauth1_request_tokens WHERE expires_at < now() - interval '1 day' LIMIT 100)`)
+	return wrap(op+": delete expired ones", err)
 }
 
 // RequestToken loads a request token whatever its state.
