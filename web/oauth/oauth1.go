@@ -125,7 +125,7 @@ func (s *Server) machine(h func(http.ResponseWriter, *http.Request) error) http.
 	return func(w http.ResponseWriter, r *http.Request) {
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if !s.oauth1.AllowHTTP && !s.oauth1.secure(r) {
-			s.writeV1(w, r, errHTTPS)
+			s.writeOAuth1Error(w, r, errHTTPS)
 			return
 		}
 		if err := h(w, r); err != nil {
@@ -178,18 +178,22 @@ func (s *Server) limitApp(w http.ResponseWriter, r *http.Request, app storage.Ap
 
 // writeOAuth1Error answers a token endpoint's failure in the platform's
 // v1.1 shape: signature refusals are code 32 "Could not authenticate you."
-// with the reason appended.
+// with the reason appended; replay protection being down is 503 code 130
+// (the platform's "Over capacity").
 func (s *Server) writeOAuth1Error(w http.ResponseWriter, r *http.Request, err error) {
 	var se *SignatureError
-	if errors.As(err, &se) {
-		if se.Status == http.StatusUnauthorized {
-			s.writeV1(w, r, &v1Error{status: se.Status, code: 32, message: "Could not authenticate you. " + se.Detail})
-			return
-		}
-		s.writeV1(w, r, &v1Error{status: se.Status, code: 131, message: se.Detail})
-		return
+	var ve *v1Error
+	switch {
+	case errors.As(err, &se) && se.Status == http.StatusServiceUnavailable:
+		writeJSON(w, se.Status, (&v1Error{code: 130, message: se.Detail}).body())
+	case errors.As(err, &se):
+		writeJSON(w, se.Status, (&v1Error{code: 32, message: "Could not authenticate you. " + se.Detail}).body())
+	case errors.As(err, &ve):
+		writeJSON(w, ve.status, ve.body())
+	default:
+		s.log.ErrorContext(r.Context(), "oauth1 endpoint failed", "path", r.URL.Path, "error", err)
+		writeJSON(w, http.StatusInternalServerError, (&v1Error{code: 131, message: "Internal error"}).body())
 	}
-	s.writeV1(w, r, err)
 }
 
 func writeForm(w http.ResponseWriter, v url.Values) {
