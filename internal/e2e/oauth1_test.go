@@ -111,8 +111,8 @@ func TestOAuth1GoClient(t *testing.T) {
 	if _, _, err := conf.AccessToken(rt, rs, verifier); err == nil {
 		t.Error("a reused verifier was accepted")
 	}
-	if _, _, err := s.oauth1Config("http://unregistered.example/cb").RequestToken(); err == nil {
-		t.Error("an unregistered callback was accepted")
+	if _, _, err := s.oauth1Config("http://unregistered.example/cb").RequestToken(); err == nil || !strings.Contains(err.Error(), `"code":415`) {
+		t.Errorf("an unregistered callback: %v, want 403 code 415", err)
 	}
 
 	// Sign in with: the same browser is sent back at once by authenticate,
@@ -172,5 +172,20 @@ func TestOAuth1PIN(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 {
 		t.Errorf("users/me with the PIN's token: %d", resp.StatusCode)
+	}
+}
+
+// TestOAuth1RequiresHTTPS: without AVIARY_OAUTH_INSECURE_HTTP a plain-HTTP
+// server refuses the flow (403 code 92 for the client, an error page for
+// the browser), as the platform requires HTTPS for every step.
+func TestOAuth1RequiresHTTPS(t *testing.T) {
+	t.Parallel()
+	s := newStack(t, stackOptions{driver: "local", env: []string{"AVIARY_OAUTH_INSECURE_HTTP=false"}})
+	_, _, err := s.oauth1Config(s.creds.CallbackURL).RequestToken()
+	if err == nil || !strings.Contains(err.Error(), "invalid status 403") || !strings.Contains(err.Error(), `"code":92`) {
+		t.Errorf("request_token over plain HTTP: %v", err)
+	}
+	if p := browse(t, s.browser(), "GET", s.baseURL+"/oauth/authorize?oauth_token=x", nil); p.Status != 403 || strings.Contains(p.body, `type="password"`) {
+		t.Errorf("authorize page over plain HTTP: %d %s", p.Status, p.body)
 	}
 }
