@@ -1,11 +1,12 @@
 // Package oauth is Aviary's authorization server (docs/oauth.md): the
-// OAuth 2.0 endpoints and the login and consent pages they lead people
-// through. It serves the OAuth 1.0a three-legged flow (oauth1*.go:
+// OAuth endpoints and the login and consent pages they lead people
+// through. It serves the app-only token endpoints (POST /oauth2/token,
+// /oauth2/invalidate_token), the authorization code flow with PKCE
+// (GET/POST /i/oauth2/authorize, POST /2/oauth2/token with the
+// authorization_code and refresh_token grants, POST /2/oauth2/revoke) and,
+// once WithOAuth1 is set, the OAuth 1.0a three-legged flow (oauth1*.go:
 // /oauth/request_token, /oauth/authorize, /oauth/authenticate,
-// /oauth/access_token, /oauth/invalidate_token) once WithOAuth1 is set, and the app-only token endpoints (POST
-// /oauth2/token, /oauth2/invalidate_token) and the authorization code flow
-// with PKCE (GET/POST /i/oauth2/authorize, POST /2/oauth2/token with the
-// authorization_code and refresh_token grants, POST /2/oauth2/revoke).
+// /oauth/access_token, /oauth/invalidate_token).
 package oauth
 
 import (
