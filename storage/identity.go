@@ -12,6 +12,9 @@ type App struct {
 	// Tier is TierSelfServe or TierEnterprise.
 	Tier      string
 	CreatedAt time.Time
+	// SignInEnabled: "Sign in with" is on, so GET /oauth/authenticate
+	// skips the consent page for users who already approved the app.
+	SignInEnabled bool
 }
 
 // UserState values used by compliance: a user may be protected and suspended

@@ -21,7 +21,14 @@ type Kit struct {
 	Throttle *Throttle
 	Log      *slog.Logger
 	pages    map[string]*template.Template
+	// notice is a banner every page shows (SetNotice), e.g. that the server
+	// runs in development mode over plain HTTP.
+	notice string
 }
+
+// SetNotice makes every page show text in a banner ("" for none). Call it
+// before serving.
+func (k *Kit) SetNotice(text string) { k.notice = text }
 
 // NewKit parses the embedded templates: layout.html wraps every other
 // file, which defines "title" and "content".
@@ -33,18 +40,21 @@ func NewKit(sessions *Sessions, throttle *Throttle, log *slog.Logger) (*Kit, err
 	if err != nil {
 		return nil, fmt.Errorf("web: list templates: %w", err)
 	}
+	k := &Kit{Sessions: sessions, Throttle: throttle, Log: log}
+	funcs := template.FuncMap{"notice": func() string { return k.notice }}
 	pages := map[string]*template.Template{}
 	for _, n := range names {
 		if strings.HasSuffix(n, "/layout.html") {
 			continue
 		}
-		t, err := template.ParseFS(templateFiles, "templates/layout.html", n)
+		t, err := template.New("layout.html").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", n)
 		if err != nil {
 			return nil, fmt.Errorf("web: parse %s: %w", n, err)
 		}
 		pages[strings.TrimSuffix(strings.TrimPrefix(n, "templates/"), ".html")] = t
 	}
-	return &Kit{Sessions: sessions, Throttle: throttle, Log: log, pages: pages}, nil
+	k.pages = pages
+	return k, nil
 }
 
 // Render writes page name with data and status. The page is rendered to a

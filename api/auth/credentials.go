@@ -27,7 +27,16 @@ var requiredOAuthParams = []string{
 
 // credentialsFrom validates parsed header parameters. Failures are 401s.
 func credentialsFrom(params map[string]string) (oauthCredentials, error) {
+	return parseCredentials(params, true)
+}
+
+// parseCredentials is credentialsFrom; without needToken, oauth_token may
+// be absent (a request signed with consumer credentials only).
+func parseCredentials(params map[string]string, needToken bool) (oauthCredentials, error) {
 	for _, name := range requiredOAuthParams {
+		if name == "oauth_token" && !needToken {
+			continue
+		}
 		if params[name] == "" {
 			return oauthCredentials{}, apierr.Unauthorized("The OAuth Authorization header is missing " + name + ".")
 		}
@@ -46,7 +55,7 @@ func credentialsFrom(params map[string]string) (oauthCredentials, error) {
 		return oauthCredentials{}, apierr.Unauthorized("oauth_nonce must contain printable ASCII characters only.")
 	}
 	for _, name := range []string{"oauth_consumer_key", "oauth_token"} {
-		if !isCredential(params[name]) {
+		if _, ok := params[name]; (ok || needToken) && !isCredential(params[name]) {
 			return oauthCredentials{}, apierr.Unauthorized("Invalid " + name + ": it must contain printable ASCII characters only.")
 		}
 	}

@@ -53,6 +53,8 @@ commands:
                                                    (argon2id; without --password a random one is printed)
   callback add|remove --app NAME --callback URL    register or remove an OAuth callback URL (exact match)
   callback list --app NAME                         the app's registered callback URLs
+  app sign-in --app NAME --enable|--disable        "Sign in with": GET /oauth/authenticate skips consent for users
+                                                   who already approved the app (docs/oauth.md)
   client show --app NAME                           the app's OAuth 2.0 client_id and type (registers a client once)
   client rotate --app NAME [--client-type confidential|public]
                                                    issue a new client secret (public: none); prints it once
@@ -135,6 +137,8 @@ type adminFlags struct {
 	// Password and ClientType are user password's --password and client
 	// rotate's --client-type (admin_oauth.go).
 	Password, ClientType string
+	// Enable and Disable are app sign-in's --enable and --disable.
+	Enable, Disable bool
 	// Description, Location, URL, Image, Country and Pinned are user
 	// profile's fields; only the given ones change.
 	Description, Location, URL, Image, Country, Pinned optString
@@ -191,6 +195,8 @@ var positionalVerbs = map[string]bool{"user premium": true, "user verified": tru
 
 func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.BoolVar(&o.JSON, "json", false, "print compact JSON")
+	fs.BoolVar(&o.Enable, "enable", false, "app sign-in: turn it on")
+	fs.BoolVar(&o.Disable, "disable", false, "app sign-in: turn it off")
 	fs.StringVar(&o.Name, "name", "", "name of the app, or display name of the user")
 	fs.StringVar(&o.Callback, "callback", "", "OAuth callback URL of the app")
 	fs.StringVar(&o.App, "app", "", "app name")

@@ -20,7 +20,7 @@ import (
 const DemoCallbackURL = "http://localhost:8739/callback"
 
 // oauthVerbs are the admin commands of this file.
-var oauthVerbs = []string{"user password", "callback add", "callback remove", "callback list", "client show", "client rotate"}
+var oauthVerbs = []string{"user password", "app sign-in", "callback add", "callback remove", "callback list", "client show", "client rotate"}
 
 // demoOAuth is what bootstrap prints about OAuth: the demo user's password,
 // the demo app's OAuth 2.0 client and its registered callback.
@@ -41,8 +41,9 @@ func demoSecret(app storage.App, purpose string, n int) string {
 }
 
 // ensureDemoOAuth gives the demo user its derived password and the demo app
-// a confidential client with its derived secret and the demo callback
-// (resetting them if an operator changed them).
+// a confidential client with its derived secret, the demo callback and oob
+// (the PIN flow) registered, and "Sign in with" enabled (resetting them if
+// an operator changed them).
 func ensureDemoOAuth(ctx context.Context, db *postgres.DB, app storage.App, user storage.User) (demoOAuth, error) {
 	out := demoOAuth{Password: demoSecret(app, "demo user password", 20), ClientSecret: demoSecret(app, "oauth2 client secret", 43),
 		CallbackURL: DemoCallbackURL}
@@ -63,7 +64,13 @@ func ensureDemoOAuth(ctx context.Context, db *postgres.DB, app storage.App, user
 		return out, err
 	}
 	out.ClientID = c.ClientID
-	return out, db.AddCallbackURL(ctx, app.ID, DemoCallbackURL)
+	for _, cb := range []string{DemoCallbackURL, "oob"} { // oob: the PIN flow
+		if err := db.AddCallbackURL(ctx, app.ID, cb); err != nil {
+			return out, err
+		}
+	}
+	_, err = db.SetAppSignIn(ctx, app.ID, true)
+	return out, err
 }
 
 func oauthCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlags) (any, error) {
@@ -78,6 +85,15 @@ func oauthCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlag
 		return nil, err
 	}
 	switch verb {
+	case "app sign-in":
+		if o.Enable == o.Disable {
+			return nil, errors.New("give one of --enable and --disable")
+		}
+		app, err := db.SetAppSignIn(ctx, app.ID, o.Enable)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"app": app.Name, "sign_in_enabled": app.SignInEnabled}, nil
 	case "callback add", "callback remove":
 		if o.Callback == "" {
 			return nil, errors.New("--callback is required")

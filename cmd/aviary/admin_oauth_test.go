@@ -44,8 +44,13 @@ func TestAdminOAuth(t *testing.T) {
 		t.Errorf("the printed demo password does not log in (%v)", err)
 	}
 	app, _ := db.AppByName(ctx, demoApp)
-	if ok, _ := db.HasCallbackURL(ctx, app.ID, DemoCallbackURL); !ok {
-		t.Error("demo callback not registered")
+	for _, cb := range []string{DemoCallbackURL, "oob"} {
+		if ok, _ := db.HasCallbackURL(ctx, app.ID, cb); !ok {
+			t.Errorf("demo callback %s not registered", cb)
+		}
+	}
+	if !app.SignInEnabled {
+		t.Error("bootstrap left the demo app's sign-in off")
 	}
 	// An operator rotation is undone by the next bootstrap (the printed
 	// secret must keep working).
@@ -93,6 +98,27 @@ func TestAdminOAuth(t *testing.T) {
 	}
 	if _, err := adminCommand(ctx, db, nil, "callback remove", adminFlags{App: "spa", Callback: "myapp://cb"}); err == nil {
 		t.Error("removing an unknown callback succeeded")
+	}
+	// The sign-in setting.
+	for _, tt := range []struct {
+		flags adminFlags
+		want  any // nil: refused
+	}{
+		{adminFlags{App: "spa", Enable: true}, true},
+		{adminFlags{App: "spa", Disable: true}, false},
+		{adminFlags{App: "spa"}, nil},
+		{adminFlags{App: "spa", Enable: true, Disable: true}, nil},
+	} {
+		out, err := adminCommand(ctx, db, nil, "app sign-in", tt.flags)
+		if tt.want == nil {
+			if err == nil {
+				t.Errorf("app sign-in %+v accepted", tt.flags)
+			}
+			continue
+		}
+		if m, _ := out.(map[string]any); err != nil || m["sign_in_enabled"] != tt.want {
+			t.Errorf("app sign-in %+v: %v %v", tt.flags, out, err)
+		}
 	}
 	shown := run("client show", adminFlags{App: "spa"})
 	if shown["client_secret"] == nil || shown["client_type"] != "confidential" {

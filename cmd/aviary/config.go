@@ -117,6 +117,9 @@ type config struct {
 	OAuthTokenLimit        int
 	OAuthTokenFailureLimit int
 	OAuthTokenWindow       time.Duration
+	// OAuthInsecureHTTP accepts OAuth 1.0a calls over plain HTTP
+	// (development; always on in "aviary dev").
+	OAuthInsecureHTTP bool
 
 	// dev is set by "aviary dev" (the one-machine development mode, what
 	// make run serves), not by a setting: OAuth 1.0a signatures over the
@@ -219,6 +222,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_OAUTH_TOKEN_LIMIT", "oauth-token-limit", "10000", "aviary api: requests one client may make to /2/oauth2/token, /2/oauth2/revoke, /oauth2/token and /oauth2/invalidate_token per AVIARY_OAUTH_TOKEN_WINDOW (the platform's token exchange figure); beyond, 429 with Retry-After; 0: off; scaled by AVIARY_RATE_LIMIT_SCALE (docs/oauth.md)", integer(&c.OAuthTokenLimit)},
 		{"AVIARY_OAUTH_TOKEN_FAILURE_LIMIT", "oauth-token-failure-limit", "50", "aviary api: failed client authentications one address may make at the token endpoints per AVIARY_OAUTH_TOKEN_WINDOW; beyond, its requests are refused with 429 until the window ends; 0: off; scaled by AVIARY_RATE_LIMIT_SCALE", integer(&c.OAuthTokenFailureLimit)},
 		{"AVIARY_OAUTH_TOKEN_WINDOW", "oauth-token-window", "15m", "aviary api: the fixed window of the token endpoints' rate limits", duration(&c.OAuthTokenWindow)},
+		{"AVIARY_OAUTH_INSECURE_HTTP", "oauth-insecure-http", "false", "aviary api: development only: serve the OAuth 1.0a flow (/oauth/request_token, authorize, authenticate, access_token, invalidate_token) over plain HTTP, which the platform refuses; judged by AVIARY_PUBLIC_URL's scheme; always on in aviary dev (docs/oauth.md)", boolean(&c.OAuthInsecureHTTP)},
 		{"AVIARY_LOG_LEVEL", "log-level", "info", "debug, info, warn or error", str(&c.LogLevel)},
 		{"AVIARY_LOG_FORMAT", "log-format", "json", "json or text", str(&c.LogFormat)},
 		{"AVIARY_LOG_FLUSH_INTERVAL", "log-flush-interval", "100ms", "aviary api, worker and dev: log lines are written in batches, at most this late (and on shutdown); 0 writes each line at once", duration(&c.LogFlushInterval)},

@@ -127,6 +127,7 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 		"AVIARY_RATE_LIMIT_SCALE=100",
 		"AVIARY_LOG_FORMAT=text",
 		"AVIARY_ADMIN_PASSWORD=secret",
+		"AVIARY_OAUTH_INSECURE_HTTP=true", // plain-HTTP stacks drive the OAuth 1.0a flow
 	}
 	if opts.tls != nil {
 		s.env = append(s.env, "AVIARY_TLS_CERT="+opts.tls.cert, "AVIARY_TLS_KEY="+opts.tls.key)

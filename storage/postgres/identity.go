@@ -16,11 +16,11 @@ import (
 // appColumns are what scanApp reads, from a query that names apps a. Every
 // app lookup (authentication's by bearer token and consumer key included)
 // goes through them.
-const appColumns = `a.id, a.name, a.consumer_key, a.consumer_secret, a.callback_url, a.tier, a.created_at`
+const appColumns = `a.id, a.name, a.consumer_key, a.consumer_secret, a.callback_url, a.tier, a.created_at, a.sign_in_enabled`
 
 func scanApp(row pgx.Row) (storage.App, error) {
 	var a storage.App
-	err := row.Scan(&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.Tier, &a.CreatedAt)
+	err := row.Scan(&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.Tier, &a.CreatedAt, &a.SignInEnabled)
 	return a, err
 }
 

@@ -150,7 +150,7 @@ func (db *DB) OAuth2ClientByID(ctx context.Context, clientID string) (storage.OA
 	var a storage.App
 	err := db.pool.QueryRow(ctx, `SELECT `+clientColumns+`, `+appColumns+` FROM oauth2_clients c JOIN apps a ON a.id = c.app_id
 		WHERE c.client_id = $1`, clientID).Scan(&c.AppID, &c.ClientID, &c.Type, &c.SecretHash, &c.CreatedAt,
-		&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.Tier, &a.CreatedAt)
+		&a.ID, &a.Name, &a.ConsumerKey, &a.ConsumerSecret, &a.CallbackURL, &a.Tier, &a.CreatedAt, &a.SignInEnabled)
 	return c, a, wrap("load OAuth 2.0 client", err)
 }
 

@@ -209,40 +209,51 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 // login checks the login form (throttled per user and per address) and,
 // on success, starts a new session and shows the consent page again.
 func (s *Server) login(w http.ResponseWriter, r *http.Request, ar authRequest, sess web.Session) {
+	user, ok := s.checkLogin(w, r, ar.app.Name, ar.action, sess)
+	if !ok {
+		return
+	}
+	s.kit.Sessions.Save(w, s.kit.Sessions.Login(user.ID))
+	http.Redirect(w, r, ar.action, http.StatusSeeOther)
+}
+
+// checkLogin checks the login form (throttled per user and per address).
+// On failure it has answered (the form again, with a message) and ok is
+// false.
+func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, action string, sess web.Session) (storage.User, bool) {
 	ctx := r.Context()
 	username := strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("username")), "@")
 	addr := web.ClientAddress(r)
-	page := loginPage{AppName: ar.app.Name, Action: ar.action, CSRF: s.kit.Sessions.CSRFToken(sess), Username: username}
+	page := loginPage{AppName: appName, Action: action, CSRF: s.kit.Sessions.CSRFToken(sess), Username: username}
 	ok, retry, err := s.kit.Throttle.Allowed(ctx, username, addr)
 	if err != nil {
 		s.kit.Fail(w, r, err)
-		return
+		return storage.User{}, false
 	}
 	if !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(int(retry.Seconds()+0.5)))
 		page.Message = "Too many failed logins. Wait a few minutes and try again."
 		s.kit.Render(w, r, http.StatusTooManyRequests, "login", page)
-		return
+		return storage.User{}, false
 	}
 	user, hash, err := s.store.UserPassword(ctx, username)
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.kit.Fail(w, r, err)
-		return
+		return storage.User{}, false
 	}
 	if !web.CheckPassword(hash, r.PostFormValue("password")) || !mayLogIn(user) {
 		if err := s.kit.Throttle.Failed(ctx, username, addr); err != nil {
 			s.kit.Fail(w, r, err)
-			return
+			return storage.User{}, false
 		}
 		page.Message = "The username and password do not match."
 		s.kit.Render(w, r, http.StatusUnauthorized, "login", page)
-		return
+		return storage.User{}, false
 	}
 	if err := s.kit.Throttle.Succeeded(ctx, username); err != nil {
 		s.log.WarnContext(ctx, "clear login throttle", "error", err)
 	}
-	s.kit.Sessions.Save(w, s.kit.Sessions.Login(user.ID))
-	http.Redirect(w, r, ar.action, http.StatusSeeOther)
+	return user, true
 }
 
 // allow issues a code for the logged-in user and sends it to the client.

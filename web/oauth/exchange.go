@@ -53,21 +53,21 @@ func (s *Server) exchangeOAuth1(r *http.Request, app storage.App, p url.Values) 
 	return issued, err
 }
 
-// ErrSignatureRefused wraps an OAuth1Verifier's refusal of a request's
+// ErrSignatureRefused wraps an SignedExchangeVerifier's refusal of a request's
 // signature (as opposed to a failure to check it).
 var ErrSignatureRefused = errors.New("oauth: OAuth 1.0a signature refused")
 
-// OAuth1Verifier authenticates an OAuth 1.0a user-context request (its
+// SignedExchangeVerifier authenticates an OAuth 1.0a user-context request (its
 // signature, timestamp and nonce) and returns the access token it was
 // signed with; a refusal wraps ErrSignatureRefused. cmd/aviary wires the
 // API's authenticator (web does not import api).
-type OAuth1Verifier func(r *http.Request) (storage.AccessToken, error)
+type SignedExchangeVerifier func(r *http.Request) (storage.AccessToken, error)
 
 // WithOAuth1 lets the token exchange prove possession of the OAuth 1.0a
 // token by the request's signature instead of oauth_token_secret. It
 // returns s.
-func (s *Server) WithOAuth1(v OAuth1Verifier) *Server {
-	s.oauth1 = v
+func (s *Server) WithSignedExchange(v SignedExchangeVerifier) *Server {
+	s.signedExchange = v
 	return s
 }
 
@@ -79,10 +79,10 @@ func (s *Server) signedToken(r *http.Request, p url.Values) (string, error) {
 	if !strings.EqualFold(scheme, "OAuth") {
 		return "", nil
 	}
-	if s.oauth1 == nil {
+	if s.signedExchange == nil {
 		return "", invalidRequest("OAuth 1.0a signed exchange requests are not served; send oauth_token_secret.")
 	}
-	t, err := s.oauth1(r)
+	t, err := s.signedExchange(r)
 	switch {
 	case errors.Is(err, ErrSignatureRefused):
 		return "", exchangeRefused

@@ -182,7 +182,7 @@ func TestSignedTokenExchange(t *testing.T) {
 	if r := send(form, good); r.status != 400 || r.body["error"] != "invalid_request" {
 		t.Errorf("signed without a verifier: %d %v", r.status, r.body)
 	}
-	f.server.WithOAuth1(verifier)
+	f.server.WithSignedExchange(verifier)
 	if r := send(form, good); r.status != 200 || r.body["refresh_token"] == nil {
 		t.Fatalf("signed exchange: %d %v", r.status, r.body)
 	}

@@ -1,9 +1,12 @@
 // Package oauth is Aviary's authorization server (docs/oauth.md): the
-// OAuth 2.0 endpoints and the login and consent pages they lead people
-// through. Part one serves the app-only token endpoints (POST
-// /oauth2/token, /oauth2/invalidate_token) and the authorization code flow
-// with PKCE (GET/POST /i/oauth2/authorize, POST /2/oauth2/token with the
-// authorization_code and refresh_token grants, POST /2/oauth2/revoke).
+// OAuth endpoints and the login and consent pages they lead people
+// through. It serves the app-only token endpoints (POST /oauth2/token,
+// /oauth2/invalidate_token), the authorization code flow with PKCE
+// (GET/POST /i/oauth2/authorize, POST /2/oauth2/token with the
+// authorization_code and refresh_token grants, POST /2/oauth2/revoke) and,
+// once WithOAuth1 is set, the OAuth 1.0a three-legged flow (oauth1*.go:
+// /oauth/request_token, /oauth/authorize, /oauth/authenticate,
+// /oauth/access_token, /oauth/invalidate_token).
 package oauth
 
 import (
@@ -44,13 +47,14 @@ type Revocations struct {
 
 // Server serves the OAuth endpoints.
 type Server struct {
-	store   Store
-	kit     *web.Kit
-	now     func() time.Time
-	revoked Revocations
-	limits  Limits
-	oauth1  OAuth1Verifier
-	log     *slog.Logger
+	store          Store
+	kit            *web.Kit
+	now            func() time.Time
+	revoked        Revocations
+	limits         Limits
+	signedExchange SignedExchangeVerifier
+	log            *slog.Logger
+	oauth1         *OAuth1Config // nil: the OAuth 1.0a flow is not served
 }
 
 // New returns the authorization server. now is the clock (nil: time.Now).
@@ -75,5 +79,6 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /oauth2/invalidate_token", s.invalidateAppToken)
 	mux.HandleFunc("POST /2/oauth2/token", s.token)
 	mux.HandleFunc("POST /2/oauth2/revoke", s.revoke)
+	s.oauth1Routes(mux)
 	return web.SecureHeaders(mux)
 }
