@@ -67,6 +67,7 @@ func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, log *slog
 	for _, p := range append(append([]string{}, oauth.Paths...), oauth.OAuth1Paths...) {
 		m[p] = h
 	}
+	m[web.StylesheetPath] = web.Stylesheet()
 	return nil
 }
 
