@@ -22,12 +22,12 @@ import (
 // each in a fresh browser context. A "shot" step keeps a screenshot (a test
 // artefact, see artifactsDir) and records the page: its URL, the status and
 // headers of its document, its text and a basic accessibility audit, which
-// checkShots asserts for every page of every scenario.
+// checkShots asserts for every page of every scenario; it also records the
+// page's elements with an id, for the checks (a pre-filled field, a PIN).
 //
-// To cover another page (the OAuth 1.0a /oauth/authorize, /oauth/authenticate
-// and PIN pages, say), add a browserScenario to a table like
-// oauth2BrowserScenarios with the steps below and a check for what the
-// scenario must end with, e.g.
+// To cover another page, add a browserScenario to a table like
+// oauth2BrowserScenarios or oauth1BrowserScenarios with the steps below and
+// a check for what the scenario must end with, e.g.
 //
 //	{Name: "oauth1-authorize", Start: authorizeURL, Steps: []browserStep{
 //		shot("login"), fill("Username", user), fill("Password", password), click("Log in"),
@@ -49,9 +49,9 @@ const (
 // browserStep is one action of a scenario, done by the script's steps
 // table: goto URL, fill the field labelled Label with Value, click the
 // button whose text is Label (and wait for the page it leads to),
-// expectText Text, waitURL (until the page's URL starts with URL), shot
-// Name (screenshot and record the page), frames (record what each iframe
-// shows).
+// expectText Text, expectURL (the page's URL starts with URL now), waitURL
+// (until the page's URL starts with URL), shot Name (screenshot and record
+// the page), frames (record what each iframe shows).
 type browserStep struct {
 	Do    string `json:"do"`
 	URL   string `json:"url,omitempty"`
@@ -68,8 +68,11 @@ func fill(label, value string) browserStep {
 func click(button string) browserStep    { return browserStep{Do: "click", Label: button} }
 func expectText(text string) browserStep { return browserStep{Do: "expectText", Text: text} }
 func waitURL(prefix string) browserStep  { return browserStep{Do: "waitURL", URL: prefix} }
-func shot(name string) browserStep       { return browserStep{Do: "shot", Name: name} }
-func recordFrames() browserStep          { return browserStep{Do: "frames"} }
+func expectURL(prefix string) browserStep {
+	return browserStep{Do: "expectURL", URL: prefix}
+}
+func shot(name string) browserStep { return browserStep{Do: "shot", Name: name} }
+func recordFrames() browserStep    { return browserStep{Do: "frames"} }
 func login(user, password string) []browserStep {
 	return []browserStep{fill("Username", user), fill("Password", password), click("Log in")}
 }
@@ -108,6 +111,16 @@ type browserShot struct {
 	Headers  map[string]string `json:"headers"` // lower-case names
 	Text     string            `json:"text"`
 	Problems []string          `json:"problems"` // accessibility audit
+	// Elements are the page's elements with an id, by id.
+	Elements map[string]browserElement `json:"elements"`
+}
+
+// browserElement is an element of a page with an id: its text, its value
+// (a form field's) and whether it is visible.
+type browserElement struct {
+	Text    string `json:"text"`
+	Value   string `json:"value"`
+	Visible bool   `json:"visible"`
 }
 
 // shot returns the scenario's shot named name (failing the test without).
@@ -238,10 +251,12 @@ func runBrowser(t *testing.T, s *stack, scenarios []browserScenario) []browserRe
 }
 
 // checkShots asserts what every page of the web tier must do: pass the
-// accessibility audit and refuse to be framed (CSP frame-ancestors and
-// X-Frame-Options).
+// accessibility audit, refuse to be framed (CSP frame-ancestors and
+// X-Frame-Options) and, on a plain-HTTP stack allowed to serve OAuth 1.0a
+// (AVIARY_OAUTH_INSECURE_HTTP=true), show the development notice.
 func checkShots(t *testing.T, s *stack, r browserResult) {
 	t.Helper()
+	notice := s.devNotice()
 	for _, shot := range r.Shots {
 		if err := checkPNG(shot.File); err != nil {
 			t.Error(err)
@@ -252,11 +267,28 @@ func checkShots(t *testing.T, s *stack, r browserResult) {
 		if !strings.HasPrefix(shot.URL, s.baseURL+"/") {
 			continue
 		}
+		if dev := shot.Elements["dev-notice"]; notice && (!dev.Visible || !strings.Contains(dev.Text, "plain HTTP")) {
+			t.Errorf("page %s (%s) does not show the plain-HTTP development notice: %+v", shot.Name, shot.URL, dev)
+		}
 		if shot.Headers["x-frame-options"] != "DENY" || !strings.Contains(shot.Headers["content-security-policy"], "frame-ancestors 'none'") {
 			t.Errorf("page %s may be framed: X-Frame-Options %q, Content-Security-Policy %q", shot.Name,
 				shot.Headers["x-frame-options"], shot.Headers["content-security-policy"])
 		}
 	}
+}
+
+// devNotice reports whether the stack's pages must show the plain-HTTP
+// development notice (id="dev-notice"): a plain-HTTP stack with
+// AVIARY_OAUTH_INSECURE_HTTP=true, the last setting winning as for its
+// processes.
+func (s *stack) devNotice() bool {
+	on := false
+	for _, kv := range s.env {
+		if v, ok := strings.CutPrefix(kv, "AVIARY_OAUTH_INSECURE_HTTP="); ok {
+			on = v == "true"
+		}
+	}
+	return on && strings.HasPrefix(s.baseURL, "http://")
 }
 
 // checkPNG reports whether file is there and starts like a PNG.
@@ -316,8 +348,33 @@ func (c *clientSite) queries(path string) []url.Values {
 	return append([]url.Values(nil), c.got[path]...)
 }
 
-// made to fail the accessibility audit: each fault is reported and the
-// screenshot is a PNG (no Aviary stack: nothing of it is used).
+// framedURL is the client's page framing target (and a control frame).
+func (c *clientSite) framedURL(target string) string {
+	return c.URL + "/frame?src=" + url.QueryEscape(target)
+}
+
+// checkNotFramed asserts that a scenario started at site.framedURL (with
+// recordFrames) saw the control frame render and the Aviary page not.
+func checkNotFramed(t *testing.T, s *stack, site *clientSite, r browserResult) {
+	t.Helper()
+	t.Logf("frames: %+v", r.Frames)
+	if len(r.Frames) != 2 {
+		t.Fatalf("want the framed page and the control frame, got %+v", r.Frames)
+	}
+	for _, f := range r.Frames {
+		if strings.HasPrefix(f.URL, site.URL+"/control") {
+			if !strings.Contains(f.Text, "The client got") {
+				t.Errorf("the control frame did not render: %+v", f)
+			}
+		} else if f.Inputs != 0 || strings.Contains(f.Text, "Log in") || strings.HasPrefix(f.URL, s.baseURL) {
+			t.Errorf("the Aviary page rendered in a frame: %+v", f)
+		}
+	}
+}
+
+// TestBrowserHarnessAudit runs the audit on a page made to fail it: each
+// fault is reported and the screenshot is a PNG (no Aviary stack: nothing
+// of it is used).
 func TestBrowserHarnessAudit(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)

@@ -32,6 +32,21 @@ function audit() {
   return problems;
 }
 
+// elements describes every element of the document with an id: its text,
+// its value (form fields) and whether it is visible, by id.
+function elements() {
+  const seen = {};
+  for (const el of document.querySelectorAll('[id]')) {
+    const box = el.getBoundingClientRect();
+    seen[el.id] = {
+      text: (el.innerText || '').trim(),
+      value: typeof el.value === 'string' ? el.value : '',
+      visible: el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true }) && box.width > 0 && box.height > 0,
+    };
+  }
+  return seen;
+}
+
 // navigation runs action and waits until the page has loaded the document
 // it leads to (a form post, its 303 and the page after it).
 async function navigation(page, action) {
@@ -57,6 +72,11 @@ const steps = {
     const text = await bodyText(page.mainFrame());
     if (!text.includes(step.text)) throw new Error(`page ${page.url()} does not show ${JSON.stringify(step.text)}; it shows:\n${text}`);
   },
+  // expectURL checks where the page is now (no waiting: a page in
+  // between, e.g. a consent page that should have been skipped, fails it).
+  async expectURL(page, step) {
+    if (!page.url().startsWith(step.url)) throw new Error(`page is at ${page.url()}, want ${step.url}...`);
+  },
   async waitURL(page, step) {
     await page.waitForURL((u) => u.href.startsWith(step.url), { timeout: STEP_TIMEOUT, waitUntil: 'load' });
   },
@@ -66,7 +86,7 @@ const steps = {
     const doc = state.document ? await state.document : {};
     out.shots.push({
       name: step.name, file, url: page.url(), status: doc.status || 0, headers: doc.headers || {},
-      text: await bodyText(page.mainFrame()), problems: await page.evaluate(audit),
+      text: await bodyText(page.mainFrame()), problems: await page.evaluate(audit), elements: await page.evaluate(elements),
     });
   },
   // frames records what each child frame of the page shows.
