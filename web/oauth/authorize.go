@@ -188,10 +188,8 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 		s.refuse(w, r, ar, err)
 		return
 	}
-	sess := s.kit.Sessions.Load(r)
-	if err := r.ParseForm(); err != nil || !s.kit.Sessions.CheckCSRF(r, sess) {
-		s.kit.Error(w, r, http.StatusForbidden, "This form has expired",
-			"The form was sent without a valid security token (it may be too old, or sent from another site). Go back, reload the page and try again.")
+	sess, ok := s.checkForm(w, r)
+	if !ok {
 		return
 	}
 	switch r.PostFormValue("action") {
@@ -204,6 +202,18 @@ func (s *Server) authorizePost(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.kit.Error(w, r, http.StatusBadRequest, "Unknown action", "The form asked for something this page does not do.")
 	}
+}
+
+// checkForm reads a page's form and its session, and refuses (403) a form
+// without the session's CSRF token; ok is false when it answered.
+func (s *Server) checkForm(w http.ResponseWriter, r *http.Request) (web.Session, bool) {
+	sess := s.kit.Sessions.Load(r)
+	if err := r.ParseForm(); err != nil || !s.kit.Sessions.CheckCSRF(r, sess) {
+		s.kit.Error(w, r, http.StatusForbidden, "This form has expired",
+			"The form was sent without a valid security token (it may be too old, or sent from another site). Go back, reload the page and try again.")
+		return web.Session{}, false
+	}
+	return sess, true
 }
 
 // login checks the login form (throttled per user and per address) and,

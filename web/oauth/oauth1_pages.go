@@ -135,10 +135,8 @@ func (s *Server) oauth1PagePost(w http.ResponseWriter, r *http.Request) {
 		s.refuseOAuth1(w, r, err)
 		return
 	}
-	sess := s.kit.Sessions.Load(r)
-	if err := r.ParseForm(); err != nil || !s.kit.Sessions.CheckCSRF(r, sess) {
-		s.kit.Error(w, r, http.StatusForbidden, "This form has expired",
-			"The form was sent without a valid security token (it may be too old, or sent from another site). Go back, reload the page and try again.")
+	sess, ok := s.checkForm(w, r)
+	if !ok {
 		return
 	}
 	switch r.PostFormValue("action") {
