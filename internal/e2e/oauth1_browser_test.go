@@ -24,11 +24,7 @@ import (
 // (checkShots).
 func TestOAuth1PagesBrowser(t *testing.T) {
 	t.Parallel()
-	requireBrowser(t) // before a stack is started for nothing
-	s := newStack(t, stackOptions{driver: "local"})
-	site := newClientSite(t)
-	callback := site.URL + "/callback"
-	s.run("admin", "callback", "add", "--app", "aviary-demo", "--callback", callback)
+	s, site, callback := newBrowserStack(t)
 	runBrowserScenarios(t, s, oauth1BrowserScenarios(t, s, site, callback))
 }
 

@@ -20,12 +20,21 @@ import (
 // and sends the anti-framing headers (checkShots).
 func TestOAuth2ConsentPagesBrowser(t *testing.T) {
 	t.Parallel()
-	requireBrowser(t) // before a stack is started for nothing
-	s := newStack(t, stackOptions{driver: "local"})
-	site := newClientSite(t)
-	callback := site.URL + "/callback"
-	s.run("admin", "callback", "add", "--app", "aviary-demo", "--callback", callback)
+	s, site, callback := newBrowserStack(t)
 	runBrowserScenarios(t, s, oauth2BrowserScenarios(s, site, callback))
+}
+
+// newBrowserStack starts a stack for browser tests (after checking that
+// Chromium is there, so no stack starts for nothing) and a client site
+// whose /callback the demo app registers.
+func newBrowserStack(t *testing.T) (s *stack, site *clientSite, callback string) {
+	t.Helper()
+	requireBrowser(t)
+	s = newStack(t, stackOptions{driver: "local"})
+	site = newClientSite(t)
+	callback = site.URL + "/callback"
+	s.run("admin", "callback", "add", "--app", "aviary-demo", "--callback", callback)
+	return s, site, callback
 }
 
 // oauth2Flow is one authorization request: its config and PKCE verifier.
