@@ -53,7 +53,9 @@ func TestActivitySubscriptionCreate(t *testing.T) {
 		{"over the cap", with(func(s *storage.ActivitySubscription) { s.EventType = "post.delete" }), 1, storage.ErrActivityLimit},
 		{"to a webhook too", with(func(s *storage.ActivitySubscription) { s.WebhookID = hook.ID }), 4, nil},
 		{"a direction", with(func(s *storage.ActivitySubscription) { s.EventType, s.Direction = "like.create", "inbound" }), 4, nil},
-		{"a keyword", with(func(s *storage.ActivitySubscription) { s.EventType, s.FilterUserID, s.FilterKeyword = "news.new", 0, "go" }), 4, nil},
+		{"a keyword", with(func(s *storage.ActivitySubscription) {
+			s.EventType, s.FilterUserID, s.FilterKeyword = "news.new", 0, "go"
+		}), 4, nil},
 		{"the same for another app", with(func(s *storage.ActivitySubscription) { s.AppID = other.ID }), 4, nil},
 	}
 	for _, tt := range tests {
