@@ -143,6 +143,13 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","url":"https://b.example/hook"}`, "url"},
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","URL":"https://b.example/hook"}`, "URL"},
 		},
+		"POST /2/activity/subscriptions": {
+			{"/2/activity/subscriptions", b.Bearer, `{"event_type":"post.create","filter":{"user_id":"` + author + `"},"event_type":"post.delete"}`, "event_type"},
+			{"/2/activity/subscriptions", b.Bearer, `{"event_type":"post.create","filter":{"user_id":"` + author + `","user_id":"1"}}`, "user_id"},
+		},
+		"PUT /2/activity/subscriptions/{subscription_id}": {
+			{"/2/activity/subscriptions/1", b.Bearer, `{"tag":"a","tag":"b"}`, "tag"},
+		},
 		"POST /2/webhooks/replay": {
 			{"/2/webhooks/replay", b.Bearer, `{` + replay + `,"to_date":"200001010000"}`, "to_date"},
 			{"/2/webhooks/replay", b.Bearer, `{` + replay + `,"Webhook_Id":"1"}`, "Webhook_Id"},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/aviary-dev/aviary/api/activity"
 	"github.com/aviary-dev/aviary/api/ads/accounts"
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/ads/audiences"
@@ -44,7 +45,9 @@ type Modules struct {
 	News       *news.Module
 	Streams    *streams.Module
 	Webhooks   *webhooks.Module
-	Ads        AdsModules
+	// ActivitySubscriptions serves /2/activity/subscriptions.
+	ActivitySubscriptions *activity.Subscriptions
+	Ads                   AdsModules
 }
 
 // AdsModules are the advertising API's features (paths /12/..., /5/...),
@@ -109,7 +112,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

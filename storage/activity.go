@@ -1,6 +1,9 @@
 package storage
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // DeliveryActivity is an activity event sent for a subscription
 // (docs/activity.md); its delivery names the subscription.
@@ -25,4 +28,32 @@ type ActivitySubscription struct {
 	CreatedBy int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// Activity subscription refusals (storage/postgres.DB's
+// CreateActivitySubscription and UpdateActivitySubscription).
+var (
+	// ErrActivityDuplicate: the app has a subscription of that type,
+	// filter and destination already.
+	ErrActivityDuplicate = errors.New("storage: duplicate activity subscription")
+	// ErrActivityLimit: the app holds its cap of subscriptions already.
+	ErrActivityLimit = errors.New("storage: activity subscription limit reached")
+	// ErrActivityWebhook: the webhook is not a live webhook of the app.
+	ErrActivityWebhook = errors.New("storage: webhook not found for activity subscription")
+)
+
+// ActivitySubscriptionPage asks for a page of an app's subscriptions,
+// oldest first: those with an id above AfterID, Limit at most.
+type ActivitySubscriptionPage struct {
+	AppID   int64
+	AfterID int64
+	Limit   int
+}
+
+// ActivitySubscriptionUpdate changes a subscription's delivery: the
+// fields that are set.
+type ActivitySubscriptionUpdate struct {
+	AppID, ID int64
+	Tag       *string
+	WebhookID *int64
 }

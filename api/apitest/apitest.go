@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/activity"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
@@ -92,7 +93,8 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Streams: streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Errors: w, Logger: log}),
 		// No allow-list: the CRC of a test's local receiver needs one
 		// (api/webhooks' tests build their own module).
-		Webhooks: webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
+		Webhooks:              webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
+		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: db, Validator: val, Logger: log}),
 	}
 }
 

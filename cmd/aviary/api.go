@@ -16,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"github.com/aviary-dev/aviary/api"
+	"github.com/aviary-dev/aviary/api/activity"
 	"github.com/aviary-dev/aviary/api/admin"
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -68,7 +69,9 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
 		Streams:  str,
 		Webhooks: hooks,
-		Ads:      api.NewAdsModules(kit, b.apiDB),
+		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,
+			Cap: cfg.ActivitySubscriptionCap}),
+		Ads: api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 

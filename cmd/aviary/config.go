@@ -95,6 +95,9 @@ type config struct {
 	WebhookAllow       string
 	WebhookCRCInterval time.Duration
 	WebhookCRCRecheck  time.Duration
+	// ActivitySubscriptionCap is how many activity subscriptions an app
+	// may hold (docs/activity.md).
+	ActivitySubscriptionCap int
 	// WebhookReplayMaxAge is how far back a replay may start, capped by
 	// EventsRetention (replayHorizon).
 	WebhookReplayMaxAge time.Duration
@@ -208,6 +211,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_STREAM_CONNECTIONS", "stream-connections", "1", "aviary api: open filtered-stream connections an app may hold; the next one is refused with 429 TooManyConnections (docs/streams.md)", integer(&c.StreamConnections)},
 		{"AVIARY_STREAM_KEEPALIVE", "stream-keepalive", "20s", "aviary api: how often an idle stream sends the \\r\\n keep-alive (docs/streams.md)", duration(&c.StreamKeepAlive)},
 		{"AVIARY_WEBHOOKS_MAX", "webhooks-max", "1", "aviary api: webhooks one app may register (WebhookLimitExceeded beyond); the platform's pay-per-use figure is 1, enterprise 5 or more (docs/webhooks.md)", integer(&c.WebhooksMax)},
+		{"AVIARY_ACTIVITY_SUBSCRIPTION_CAP", "activity-subscription-cap", "1500", "aviary api: activity subscriptions one app may hold (SubscriptionLimitExceeded beyond); the platform's self-serve figure is 1500, enterprise 75000, partner 150000 (docs/activity.md)", integer(&c.ActivitySubscriptionCap)},
 		{"AVIARY_WEBHOOK_ALLOW", "webhook-allow", "", "aviary api and worker: development only: comma-separated host:port entries (host:* for any port, e.g. localhost:*) whose webhook URLs may use http and a port and are reached although loopback or private; empty: https without a port, public addresses only (docs/webhooks.md)", str(&c.WebhookAllow)},
 		{"AVIARY_WEBHOOK_CRC_INTERVAL", "webhook-crc-interval", "30m", "aviary worker: how often the CRC sweeper checks due webhooks (the platform: every 30 minutes; docs/webhooks.md)", duration(&c.WebhookCRCInterval)},
 		{"AVIARY_WEBHOOK_CRC_RECHECK", "webhook-crc-recheck", "24h", "aviary worker: a webhook that passed a CRC check within this long is not checked again by the sweeper (the platform: 24h; 0 with a 1h interval is its hourly schedule)", duration(&c.WebhookCRCRecheck)},
@@ -327,6 +331,7 @@ func (c *config) validate() error {
 		{c.StreamConnections >= 1, "AVIARY_STREAM_CONNECTIONS (-stream-connections)", "at least 1", c.StreamConnections},
 		{c.StreamKeepAlive > 0, "AVIARY_STREAM_KEEPALIVE (-stream-keepalive)", "a positive duration", c.StreamKeepAlive},
 		{c.WebhooksMax >= 1, "AVIARY_WEBHOOKS_MAX (-webhooks-max)", "at least 1", c.WebhooksMax},
+		{c.ActivitySubscriptionCap >= 1, "AVIARY_ACTIVITY_SUBSCRIPTION_CAP (-activity-subscription-cap)", "at least 1", c.ActivitySubscriptionCap},
 		{c.WebhookCRCInterval > 0, "AVIARY_WEBHOOK_CRC_INTERVAL (-webhook-crc-interval)", "a positive duration", c.WebhookCRCInterval},
 		{c.WebhookCRCRecheck >= 0, "AVIARY_WEBHOOK_CRC_RECHECK (-webhook-crc-recheck)", "0 or a positive duration", c.WebhookCRCRecheck},
 		{c.WebhookReplayMaxAge > 0, "AVIARY_WEBHOOK_REPLAY_MAX_AGE (-webhook-replay-max-age)", "a positive duration", c.WebhookReplayMaxAge},

@@ -47,6 +47,35 @@ const (
 	Outbound = "outbound"
 )
 
+// directions maps every accepted spelling of a direction to its
+// canonical value: the reference's inbound/outbound and the spec's
+// received/sent (api-spec.md "Events").
+var directions = map[string]string{
+	Inbound: Inbound, Outbound: Outbound,
+	"received": Inbound, "sent": Outbound,
+}
+
+// Direction returns the canonical direction of value (inbound or
+// outbound); ok is false for anything else.
+func Direction(value string) (string, bool) {
+	d, ok := directions[value]
+	return d, ok
+}
+
+// PublicScope is the scope an OAuth 2.0 user token needs to subscribe to
+// a public type (the OpenAPI's createActivitySubscription: tweet.read for
+// every type without a scope of its own).
+const PublicScope = oauth2.TweetRead
+
+// RequiredScope is the OAuth 2.0 scope a user-context token needs to
+// subscribe to s.
+func (s Spec) RequiredScope() string {
+	if s.Scope != "" {
+		return s.Scope
+	}
+	return PublicScope
+}
+
 func user(name string) Spec    { return Spec{Name: name, Filter: ByUser} }
 func keyword(name string) Spec { return Spec{Name: name, Filter: ByKeyword} }
 func private(name, scope string) Spec {
@@ -57,8 +86,12 @@ func private(name, scope string) Spec {
 // "Events") and the ones the reference adds (the OpenAPI 2.167 enum of
 // CreateActivitySubscriptionRequest and the event-payloads page).
 var catalogue = []Spec{
-	user("post.create"), user("post.delete"), user("post.mention.create"), user("post.reply.create"),
-	user("post.quote.create"), user("post.repost.create"),
+	// The reference (introduction, event payloads) makes the interactions
+	// of others with the filtered user's posts private, needing tweet.read;
+	// the user's own posts are public.
+	user("post.create"), user("post.delete"),
+	private("post.mention.create", oauth2.TweetRead), private("post.reply.create", oauth2.TweetRead),
+	private("post.quote.create", oauth2.TweetRead), private("post.repost.create", oauth2.TweetRead),
 	{Name: "like.create", Filter: ByUser, Direction: true, Private: true, Scope: oauth2.LikeRead},
 	user("follow.follow"), user("follow.unfollow"),
 	user("profile.update.bio"), user("profile.update.profile_picture"), user("profile.update.banner_picture"),

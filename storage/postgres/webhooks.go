@@ -76,7 +76,8 @@ func (db *DB) WebhookOf(ctx context.Context, appID, id int64) (storage.Webhook, 
 }
 
 // DeleteWebhook marks the app's live webhook id deleted and removes its
-// stream link in the same transaction (storage.ErrNotFound for none).
+// stream link and the activity subscriptions delivering to it in the same
+// transaction (storage.ErrNotFound for none).
 func (db *DB) DeleteWebhook(ctx context.Context, appID, id int64) error {
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE webhooks SET deleted_at = now()
@@ -87,7 +88,13 @@ func (db *DB) DeleteWebhook(ctx context.Context, appID, id int64) error {
 		if tag.RowsAffected() == 0 {
 			return storage.ErrNotFound
 		}
-		_, err = tx.Exec(ctx, `DELETE FROM webhook_stream_links WHERE webhook_id = $1`, id)
+		if _, err := tx.Exec(ctx, `DELETE FROM webhook_stream_links WHERE webhook_id = $1`, id); err != nil {
+			return err
+		}
+		// Webhooks are deleted by a mark, so the foreign key's cascade
+		// (migration 0035) never fires: the activity subscriptions
+		// delivering to the webhook go with it here (docs/activity.md).
+		_, err = tx.Exec(ctx, `DELETE FROM activity_subscriptions WHERE webhook_id = $1`, id)
 		return err
 	})
 	if errors.Is(err, storage.ErrNotFound) {
