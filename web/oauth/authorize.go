@@ -225,7 +225,7 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, act
 	username := strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("username")), "@")
 	addr := web.ClientAddress(r)
 	page := loginPage{AppName: appName, Action: action, CSRF: s.kit.Sessions.CSRFToken(sess), Username: username}
-	ok, retry, err := s.kit.Throttle.Allowed(ctx, username, addr)
+	ok, retry, err := s.kit.Throttle.Attempt(ctx, username, addr)
 	if err != nil {
 		s.kit.Fail(w, r, err)
 		return storage.User{}, false
@@ -242,15 +242,12 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, act
 		return storage.User{}, false
 	}
 	if !web.CheckPassword(hash, r.PostFormValue("password")) || !mayLogIn(user) {
-		if err := s.kit.Throttle.Failed(ctx, username, addr); err != nil {
-			s.kit.Fail(w, r, err)
-			return storage.User{}, false
-		}
+		// Attempt counted this failure already.
 		page.Message = "The username and password do not match."
 		s.kit.Render(w, r, http.StatusUnauthorized, "login", page)
 		return storage.User{}, false
 	}
-	if err := s.kit.Throttle.Succeeded(ctx, username); err != nil {
+	if err := s.kit.Throttle.Succeeded(ctx, username, addr); err != nil {
 		s.log.WarnContext(ctx, "clear login throttle", "error", err)
 	}
 	return user, true
