@@ -66,11 +66,7 @@ func (t *Throttle) Attempt(ctx context.Context, user, addr string) (ok bool, ret
 // release gives back a reservation of keys (best effort: a counter left
 // one too high only shortens its own window's allowance).
 func (t *Throttle) release(ctx context.Context, keys ...string) {
-	pipe := t.rc.TxPipeline()
-	for _, k := range keys {
-		pipe.Decr(ctx, k)
-	}
-	_, _ = pipe.Exec(ctx)
+	_ = undo(ctx, t.rc, keys...)
 }
 
 // Succeeded records a good password after Attempt: the user's counter is
@@ -78,11 +74,8 @@ func (t *Throttle) release(ctx context.Context, keys ...string) {
 // the address still count).
 func (t *Throttle) Succeeded(ctx context.Context, user, addr string) error {
 	uk, ak := t.keys(user, addr)
-	pipe := t.rc.TxPipeline()
-	pipe.Del(ctx, uk)
-	pipe.Decr(ctx, ak)
-	if _, err := pipe.Exec(ctx); err != nil {
+	if err := t.rc.Del(ctx, uk).Err(); err != nil {
 		return fmt.Errorf("web: clear login throttle: %w", err)
 	}
-	return nil
+	return undo(ctx, t.rc, ak)
 }

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/web"
+	"github.com/aviary-dev/aviary/web/oauth"
 )
 
 // Attacks a malicious client, user or site would try on the authorization
@@ -312,5 +314,29 @@ func TestHostileOAuth1CrossApp(t *testing.T) {
 	}
 	if _, err := f.db.AccessToken(ctx, at.Get("oauth_token")); err != nil {
 		t.Fatalf("app A's token after app B's invalidate: %v", err)
+	}
+}
+
+// TestHostileClientSecretBurst: wrong client secrets sent all at once get
+// no more tries than the per-address limit allows one after the other.
+func TestHostileClientSecretBurst(t *testing.T) {
+	f := setup(t)
+	const limit, tries = 3, 12
+	f.server.WithLimits(oauth.Limits{Window: web.NewWindow(f.rc, f.prefix+"token:", time.Minute), PerAddress: limit})
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {"nope"}}
+	statuses := parallel(tries, func() int {
+		return rawPost(http.DefaultClient, f.srv.URL+"/2/oauth2/token", form, []string{f.client.ClientID, "guess"})
+	})
+	if checked := count(statuses, http.StatusUnauthorized); checked > limit {
+		t.Errorf("%d concurrent wrong secrets: %d were checked (401), want at most %d; statuses %v", tries, checked, limit, statuses)
+	}
+	// Good credentials from another burst's address still pass once the
+	// address is under the limit: successes are not charged to it.
+	g := setup(t)
+	g.server.WithLimits(oauth.Limits{Window: web.NewWindow(g.rc, g.prefix+"token:", time.Minute), PerAddress: limit})
+	for i := range limit + 3 {
+		if r := g.send(t, "/2/oauth2/revoke", url.Values{"token": {"nope"}}, g.basic()); r.status != 200 {
+			t.Fatalf("good client %d: %d %v", i+1, r.status, r.body)
+		}
 	}
 }

@@ -130,17 +130,18 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 // authentication too often is refused before anything is read, and each
 // authenticated client's requests are counted.
 func (s *Server) clientRequest(w http.ResponseWriter, r *http.Request) (url.Values, storage.App, error) {
-	if l := s.addressLimited(r); l != nil {
+	release, l := s.reserveAddress(r)
+	if l != nil {
 		return nil, storage.App{}, rateLimited(l, "with failed client authentication from this address")
 	}
 	p, err := params(w, r)
 	if err != nil {
+		release()
 		return nil, storage.App{}, err
 	}
 	c, app, err := s.client(r, p)
-	var oe *oauthError
-	if errors.As(err, &oe) && oe.Code == "invalid_client" {
-		s.failedClient(r)
+	if oe := (*oauthError)(nil); !errors.As(err, &oe) || oe.Code != "invalid_client" {
+		release() // only failed client authentications stay counted
 	}
 	if err != nil {
 		return p, app, err
