@@ -127,6 +127,19 @@ func TestOAuthHostile(t *testing.T) {
 		if r := s.do("POST", "/2/tweets", "Bearer "+r.Body["access_token"].(string), map[string]string{"text": "no"}); r.Status != 403 {
 			t.Errorf("exchanged read token posting: %d %s", r.Status, r.Raw)
 		}
+		access, refresh := r.Body["access_token"].(string), r.Body["refresh_token"].(string)
+		if r := s.do("GET", "/2/users/me", "Bearer "+access, nil); r.Status != 200 {
+			t.Errorf("exchanged read token reading: %d %s", r.Status, r.Raw)
+		}
+		if r := s.do("GET", "/2/users/me", "Bearer "+refresh, nil); r.Status != 401 {
+			t.Errorf("a refresh token used as a bearer token: %d %s", r.Status, r.Raw)
+		}
+		// Refreshing with a wider scope than the exchange granted.
+		r = s.postForm(t, "/2/oauth2/token", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh},
+			"scope": {"tweet.read tweet.write offline.access"}, "client_id": {s.creds.ClientID}, "client_secret": {s.creds.ClientSecret}})
+		if r.Status != 400 || r.Body["error"] != "invalid_scope" {
+			t.Errorf("refresh widening the grant: %d %s", r.Status, r.Raw)
+		}
 	})
 	t.Run("app token endpoint", func(t *testing.T) {
 		req, _ := http.NewRequest("POST", s.baseURL+"/oauth2/token", strings.NewReader("grant_type=client_credentials"))

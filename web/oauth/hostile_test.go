@@ -340,3 +340,22 @@ func TestHostileClientSecretBurst(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileForwardedProto: with plain HTTP refused and a public URL set,
+// a client's own X-Forwarded-Proto does not make a plain-HTTP call secure.
+func TestHostileForwardedProto(t *testing.T) {
+	f := setup1(t, func(c *oauth.OAuth1Config) { c.AllowHTTP, c.PublicURL = false, "http://aviary.example" })
+	for _, proto := range []string{"https", "HTTPS", "https, http"} {
+		req, _ := http.NewRequest("GET", f.srv1.URL+"/oauth/authorize?oauth_token=x", nil)
+		req.Header.Set("X-Forwarded-Proto", proto)
+		req.Header.Set("Forwarded", "proto=https")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("X-Forwarded-Proto %q: %d, want 403", proto, resp.StatusCode)
+		}
+	}
+}
