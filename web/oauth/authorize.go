@@ -74,6 +74,9 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 	if !registered {
 		return authRequest{}, &requestError{code: "invalid_request", description: "redirect_uri is not one of the app's registered callback URLs (they must match exactly)."}
 	}
+	if !absoluteRedirect(redirect) {
+		return authRequest{}, &requestError{code: "invalid_request", description: "redirect_uri must be an absolute URL without a fragment (oob is for OAuth 1.0a's PIN flow)."}
+	}
 	ar := authRequest{app: app, client: client, redirectURI: redirect, state: q.Get("state"), action: r.URL.Path + "?" + r.URL.RawQuery}
 	fail := func(code, description string) (authRequest, error) {
 		return ar, &requestError{redirect: true, code: code, description: description}
@@ -95,6 +98,15 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 		return fail("invalid_request", "code_challenge is missing or not made of 1 to 128 unreserved characters (PKCE is required).")
 	}
 	return ar, nil
+}
+
+// absoluteRedirect reports whether a registered callback may be an OAuth
+// 2.0 redirect_uri: an absolute URI without a fragment (RFC 6749 section
+// 3.1.2). The same list holds OAuth 1.0a's oob, and a relative entry
+// would send the code to a path of Aviary's own.
+func absoluteRedirect(uri string) bool {
+	u, err := url.Parse(uri)
+	return err == nil && u.IsAbs() && u.Fragment == "" && !strings.HasSuffix(uri, "#")
 }
 
 // refuse answers a refused authorization request: at the client's

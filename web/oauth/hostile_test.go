@@ -359,3 +359,27 @@ func TestHostileForwardedProto(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileOOBRedirectURI: oob is an OAuth 1.0a callback (the PIN flow);
+// registered for an app, it is no OAuth 2.0 redirect_uri, which must be an
+// absolute URL: a relative one would send the code to a path of Aviary's
+// own.
+func TestHostileOOBRedirectURI(t *testing.T) {
+	f := setup(t)
+	ctx := context.Background()
+	for _, uri := range []string{"oob", "relative/cb", "/i/oauth2/cb"} {
+		if err := f.db.AddCallbackURL(ctx, f.app.ID, uri); err != nil {
+			t.Fatal(err)
+		}
+		c := browser(t)
+		target := f.authorizeURL(f.client.ClientID, url.Values{"redirect_uri": {uri}})
+		p := do(t, c, "GET", target, nil)
+		if p.status != http.StatusBadRequest {
+			t.Errorf("redirect_uri %q: %d, want a 400 error page", uri, p.status)
+			continue
+		}
+		if loc := p.header.Get("Location"); loc != "" {
+			t.Errorf("redirect_uri %q redirected to %q", uri, loc)
+		}
+	}
+}
