@@ -52,6 +52,9 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 			return authRequest{}, &requestError{code: "invalid_request", description: "The parameter " + name + " is repeated."}
 		}
 	}
+	if !storableValues(q) {
+		return authRequest{}, &requestError{code: "invalid_request", description: "A parameter of the authorization URL is not valid UTF-8 text."}
+	}
 	clientID := q.Get("client_id")
 	if clientID == "" {
 		return authRequest{}, &requestError{code: "invalid_request", description: "client_id is missing."}
@@ -248,7 +251,11 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, act
 		s.kit.Render(w, r, http.StatusTooManyRequests, "login", page)
 		return storage.User{}, false
 	}
-	user, hash, err := s.store.UserPassword(ctx, username)
+	var user storage.User
+	var hash string
+	if storable(username) { // else no user has it: a failed login, same cost
+		user, hash, err = s.store.UserPassword(ctx, username)
+	}
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.kit.Fail(w, r, err)
 		return storage.User{}, false

@@ -383,3 +383,112 @@ func TestHostileOOBRedirectURI(t *testing.T) {
 		}
 	}
 }
+
+// TestHostileMalformedBodies: odd bodies, content types and parameter
+// spellings get RFC 6749 errors (never a 500, never a token).
+func TestHostileMalformedBodies(t *testing.T) {
+	f := setup(t)
+	code := f.code(t, f.client.ClientID, nil)
+	good := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {callback}, "code_verifier": {verifier}}.Encode()
+	tests := []struct {
+		name, contentType, body, query string
+		status                         int
+		code                           string
+	}{
+		{"huge body", "application/x-www-form-urlencoded", "grant_type=x&pad=" + strings.Repeat("a", 70<<10), "", 400, "invalid_request"},
+		{"bad escape", "application/x-www-form-urlencoded", "grant_type=%zz", "", 400, "invalid_request"},
+		{"JSON array", "application/json", `["grant_type"]`, "", 400, "invalid_request"},
+		{"JSON nested", "application/json", `{"grant_type":{"a":1}}`, "", 400, "invalid_request"},
+		{"JSON list value", "application/json", `{"grant_type":["authorization_code","refresh_token"]}`, "", 400, "invalid_request"},
+		{"JSON truncated", "application/json", `{"grant_type":"authorization_code"`, "", 400, "invalid_request"},
+		{"form sent as JSON type", "application/json", good, "", 400, "invalid_request"},
+		{"repeated in body", "application/x-www-form-urlencoded", good + "&code=other", "", 400, "invalid_request"},
+		{"repeated grant in query", "application/x-www-form-urlencoded", "", "grant_type=a&grant_type=b", 400, "invalid_request"},
+		{"NUL in code", "application/x-www-form-urlencoded", "grant_type=authorization_code&code=a%00b&redirect_uri=x&code_verifier=" + verifier, "", 400, "invalid_request"},
+		{"invalid UTF-8 code", "application/x-www-form-urlencoded", "grant_type=authorization_code&code=%ff%fe&redirect_uri=x&code_verifier=" + verifier, "", 400, "invalid_request"},
+		{"invalid UTF-8 refresh", "application/x-www-form-urlencoded", "grant_type=refresh_token&refresh_token=%ff", "", 400, "invalid_request"},
+		{"invalid UTF-8 subject", "application/x-www-form-urlencoded", "grant_type=urn:ietf:params:oauth:grant-type:token-exchange&subject_token=%ff&subject_token_type=urn:x:params:oauth:token-type:oauth1_token&oauth_token_secret=x", "", 400, "invalid_request"},
+		{"unknown grant", "text/plain", "grant_type=password&username=alice&password=x", "", 400, "unsupported_grant_type"},
+	}
+	for _, tt := range tests {
+		target := f.srv.URL + "/2/oauth2/token"
+		if tt.query != "" {
+			target += "?" + tt.query
+		}
+		req, _ := http.NewRequest("POST", target, strings.NewReader(tt.body))
+		req.Header.Set("Content-Type", tt.contentType)
+		req.SetBasicAuth(url.QueryEscape(f.client.ClientID), url.QueryEscape(f.secret))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.status || !strings.Contains(string(raw), `"error":"`+tt.code+`"`) {
+			t.Errorf("%s: %d %s, want %d %s", tt.name, resp.StatusCode, raw, tt.status, tt.code)
+		}
+	}
+	// The code is still good after all that.
+	if r := f.exchange(t, code, verifier); r.status != 200 {
+		t.Errorf("the code after the malformed requests: %d %v", r.status, r.body)
+	}
+}
+
+// TestHostileUndecodableText: bytes PostgreSQL cannot store as text
+// (invalid UTF-8, NUL) in any parameter that reaches a lookup are the
+// client's error, never a 500 (an attacker-made server error, logged at
+// ERROR on every request).
+func TestHostileUndecodableText(t *testing.T) {
+	f := setup1(t, nil)
+	bad := "%ff%fe"
+	type check struct {
+		name, method, path, query, body string
+		basic                           []string
+	}
+	checks := []check{
+		{"token client_id", "POST", "/2/oauth2/token", "", "grant_type=refresh_token&refresh_token=x&client_id=" + bad, nil},
+		{"token Basic id", "POST", "/2/oauth2/token", "", "grant_type=refresh_token&refresh_token=x", []string{"\xff\xfe", "x"}},
+		{"app token Basic key", "POST", "/oauth2/token", "", "grant_type=client_credentials", []string{"\xff\xfe", "x"}},
+		{"invalidate access_token", "POST", "/oauth2/invalidate_token", "", "access_token=" + bad, []string{f.app.ConsumerKey, f.app.ConsumerSecret}},
+		{"authorize client_id", "GET", "/i/oauth2/authorize", "client_id=" + bad, "", nil},
+		{"authorize redirect_uri", "GET", "/i/oauth2/authorize", "client_id=" + url.QueryEscape(f.client.ClientID) + "&redirect_uri=" + bad, "", nil},
+		{"oauth1 page token", "GET", "/oauth/authorize", "oauth_token=" + bad, "", nil},
+		{"oauth1 page NUL token", "GET", "/oauth/authenticate", "oauth_token=a%00b", "", nil},
+	}
+	for _, c := range checks {
+		srv := f.srv.URL
+		if strings.HasPrefix(c.path, "/oauth/") {
+			srv = f.srv1.URL
+		}
+		target := srv + c.path
+		if c.query != "" {
+			target += "?" + c.query
+		}
+		req, _ := http.NewRequest(c.method, target, strings.NewReader(c.body))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if c.basic != nil {
+			req.SetBasicAuth(c.basic[0], c.basic[1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode >= 500 {
+			t.Errorf("%s: %d %s", c.name, resp.StatusCode, raw)
+		}
+	}
+	// A login with such a user name is a failed login.
+	c := browser(t)
+	target := f.authorizeURL(f.client.ClientID, nil)
+	p := do(t, c, "GET", target, nil)
+	p = do(t, c, "POST", target, url.Values{"csrf_token": {csrf(t, p)}, "action": {"login"}, "username": {"al\xffice"}, "password": {"x"}})
+	if p.status != http.StatusUnauthorized {
+		t.Errorf("login with an undecodable user name: %d", p.status)
+	}
+	// And an OAuth 1.0a callback so spelled is not registered.
+	if p := f.call(t, "/oauth/request_token", "", "", map[string]string{"oauth_callback": "http://x/\xff"}, nil); p.status >= 500 {
+		t.Errorf("request_token with an undecodable callback: %d %s", p.status, p.body)
+	}
+}

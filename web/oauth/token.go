@@ -83,6 +83,9 @@ func params(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 			return nil, invalidRequest("The parameter " + k + " is repeated.")
 		}
 	}
+	if !storableValues(out) {
+		return nil, invalidRequest("A parameter is not valid UTF-8 text.")
+	}
 	return out, nil
 }
 
@@ -120,6 +123,9 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 	}
 	if v, err := url.QueryUnescape(secret); err == nil {
 		secret = v
+	}
+	if !storable(id) {
+		id = "" // no client has it: refused as missing credentials
 	}
 	return id, secret, true
 }
