@@ -104,12 +104,11 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 }
 
 // absoluteRedirect reports whether a registered callback may be an OAuth
-// 2.0 redirect_uri: an absolute URI without a fragment (RFC 6749 section
-// 3.1.2). The same list holds OAuth 1.0a's oob, and a relative entry
-// would send the code to a path of Aviary's own.
+// 2.0 redirect_uri: a callback URL (CheckCallback) but not oob, which is
+// OAuth 1.0a's PIN flow (a relative entry would send the code to a path of
+// Aviary's own).
 func absoluteRedirect(uri string) bool {
-	u, err := url.Parse(uri)
-	return err == nil && u.IsAbs() && u.Fragment == "" && !strings.HasSuffix(uri, "#")
+	return uri != oob && CheckCallback(uri) == nil
 }
 
 // refuse answers a refused authorization request: at the client's
