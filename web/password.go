@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 
 	"golang.org/x/crypto/argon2"
@@ -35,7 +36,7 @@ func HashPassword(password string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("password salt: %w", err)
 	}
-	key := argon2.IDKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
+	key := idKey([]byte(password), salt, argonTime, argonMemory, argonThreads, argonKeyLen)
 	b64 := base64.RawStdEncoding
 	return fmt.Sprintf("$argon2id$v=%d$m=%d,t=%d,p=%d$%s$%s", argon2.Version, argonMemory, argonTime, argonThreads,
 		b64.EncodeToString(salt), b64.EncodeToString(key)), nil
@@ -88,6 +89,20 @@ func checkPassword(hash, password string) (bool, error) {
 	if err != nil || len(want) == 0 {
 		return false, errBadHash
 	}
-	got := argon2.IDKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
+	got := idKey([]byte(password), salt, passes, memory, threads, uint32(len(want)))
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
+}
+
+// hashSlots bounds the argon2id computations running at once: each holds
+// its memory cost (19 MiB), so logins sent all at once from many
+// addresses (each address's throttle admits a few) would otherwise
+// allocate without bound. Past the bound they wait their turn; the CPU
+// could not run them any sooner.
+var hashSlots = make(chan struct{}, runtime.GOMAXPROCS(0)+1)
+
+// idKey is argon2.IDKey run in one of hashSlots.
+func idKey(password, salt []byte, passes, memory uint32, threads uint8, keyLen uint32) []byte {
+	hashSlots <- struct{}{}
+	defer func() { <-hashSlots }()
+	return argon2.IDKey(password, salt, passes, memory, threads, keyLen)
 }

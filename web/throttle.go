@@ -34,45 +34,48 @@ func (t *Throttle) keys(user, addr string) (string, string) {
 	return t.prefix + "user:" + strings.ToLower(user), t.prefix + "addr:" + addr
 }
 
-// Allowed reports whether a login for user from addr may be tried now; when
-// not, retry is how long until it may.
-func (t *Throttle) Allowed(ctx context.Context, user, addr string) (ok bool, retry time.Duration, err error) {
-	uk, ak := t.keys(user, addr)
-	pipe := t.rc.Pipeline()
-	uc, ac := pipe.Get(ctx, uk), pipe.Get(ctx, ak)
-	ut, at := pipe.PTTL(ctx, uk), pipe.PTTL(ctx, ak)
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-		return false, 0, fmt.Errorf("web: read login throttle: %w", err)
-	}
-	if n, _ := uc.Int(); n >= LoginFailuresPerUser {
-		return false, max(ut.Val(), time.Second), nil
-	}
-	if n, _ := ac.Int(); n >= LoginFailuresPerAddress {
-		return false, max(at.Val(), time.Second), nil
-	}
-	return true, 0, nil
-}
-
-// Failed records a failed login for user from addr.
-func (t *Throttle) Failed(ctx context.Context, user, addr string) error {
+// Attempt reserves one login attempt of user from addr: both counters are
+// incremented before the password is checked, so attempts sent at once
+// cannot all pass a check made before any of them failed (a race that let
+// a burst try any number of passwords). Past either limit the attempt is
+// refused, its reservation given back, and retry is when that window
+// ends. A refused or failed attempt needs nothing more; a good password
+// calls Succeeded.
+func (t *Throttle) Attempt(ctx context.Context, user, addr string) (ok bool, retry time.Duration, err error) {
 	uk, ak := t.keys(user, addr)
 	pipe := t.rc.TxPipeline()
-	for _, k := range []string{uk, ak} {
-		pipe.Incr(ctx, k)
-		pipe.ExpireNX(ctx, k, LoginWindow)
-	}
+	uc, ac := pipe.Incr(ctx, uk), pipe.Incr(ctx, ak)
+	pipe.ExpireNX(ctx, uk, LoginWindow)
+	pipe.ExpireNX(ctx, ak, LoginWindow)
+	ut, at := pipe.PTTL(ctx, uk), pipe.PTTL(ctx, ak)
 	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("web: record failed login: %w", err)
+		return false, 0, fmt.Errorf("web: reserve login attempt: %w", err)
 	}
-	return nil
+	switch {
+	case uc.Val() > LoginFailuresPerUser:
+		retry = ut.Val()
+	case ac.Val() > LoginFailuresPerAddress:
+		retry = at.Val()
+	default:
+		return true, 0, nil
+	}
+	t.release(ctx, uk, ak)
+	return false, max(retry, time.Second), nil
 }
 
-// Succeeded clears the user's failures (the address's stay: one good
-// password must not reset a spray across many names).
-func (t *Throttle) Succeeded(ctx context.Context, user string) error {
-	uk, _ := t.keys(user, "")
+// release gives back a reservation of keys (best effort: a counter left
+// one too high only shortens its own window's allowance).
+func (t *Throttle) release(ctx context.Context, keys ...string) {
+	_ = undo(ctx, t.rc, keys...)
+}
+
+// Succeeded records a good password after Attempt: the user's counter is
+// cleared and the address's reservation given back (earlier failures from
+// the address still count).
+func (t *Throttle) Succeeded(ctx context.Context, user, addr string) error {
+	uk, ak := t.keys(user, addr)
 	if err := t.rc.Del(ctx, uk).Err(); err != nil {
 		return fmt.Errorf("web: clear login throttle: %w", err)
 	}
-	return nil
+	return undo(ctx, t.rc, ak)
 }

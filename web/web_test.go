@@ -104,3 +104,29 @@ func TestSecureHeaders(t *testing.T) {
 		t.Errorf("headers %v", h)
 	}
 }
+
+// TestPasswordChecksBounded: argon2id runs in at most cap(hashSlots)
+// goroutines at once; a check past the bound waits for a slot.
+func TestPasswordChecksBounded(t *testing.T) {
+	hash, err := HashPassword("a long enough secret")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range cap(hashSlots) {
+		hashSlots <- struct{}{}
+	}
+	done := make(chan bool)
+	go func() { done <- CheckPassword(hash, "a long enough secret") }()
+	select {
+	case <-done:
+		t.Fatal("a password was checked while every slot was taken")
+	case <-time.After(200 * time.Millisecond):
+	}
+	<-hashSlots
+	if !<-done {
+		t.Error("the waiting check failed once a slot was free")
+	}
+	for range cap(hashSlots) - 1 {
+		<-hashSlots
+	}
+}

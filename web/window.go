@@ -38,14 +38,22 @@ func (w *Window) Add(ctx context.Context, key string) (n int64, reset time.Durat
 	return incr.Val(), max(ttl.Val(), time.Millisecond), nil
 }
 
-// Count returns key's count in the current window (0 when none is open)
-// and the time until the window ends, without counting.
-func (w *Window) Count(ctx context.Context, key string) (n int64, reset time.Duration, err error) {
-	pipe := w.rc.Pipeline()
-	get, ttl := pipe.Get(ctx, w.prefix+key), pipe.PTTL(ctx, w.prefix+key)
-	if _, err := pipe.Exec(ctx); err != nil && err != redis.Nil {
-		return 0, 0, fmt.Errorf("web: read count %s: %w", key, err)
+// Undo takes back one Add of key (a reservation that turned out not to
+// count). A key whose window has ended is left alone, so no counter is
+// left without an expiry.
+func (w *Window) Undo(ctx context.Context, key string) error {
+	return undo(ctx, w.rc, w.prefix+key)
+}
+
+// decrIfExists decrements KEYS[1] only while it exists.
+var decrIfExists = redis.NewScript(`if redis.call("EXISTS", KEYS[1]) == 1 then return redis.call("DECR", KEYS[1]) end return 0`)
+
+// undo decrements each of keys that still exists.
+func undo(ctx context.Context, rc redis.UniversalClient, keys ...string) error {
+	for _, k := range keys {
+		if err := decrIfExists.Run(ctx, rc, []string{k}).Err(); err != nil {
+			return fmt.Errorf("web: undo count %s: %w", k, err)
+		}
 	}
-	n, _ = get.Int64()
-	return n, max(ttl.Val(), time.Millisecond), nil
+	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/web"
+	"github.com/aviary-dev/aviary/web/oauth"
 )
 
 // DemoCallbackURL is the demo app's registered OAuth callback. Not
@@ -99,6 +100,9 @@ func oauthCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlag
 			return nil, errors.New("--callback is required")
 		}
 		if verb == "callback add" {
+			if err := oauth.CheckCallback(o.Callback); err != nil {
+				return nil, fmt.Errorf("--callback %q: %w", o.Callback, err)
+			}
 			err = db.AddCallbackURL(ctx, app.ID, o.Callback)
 		} else {
 			err = db.RemoveCallbackURL(ctx, app.ID, o.Callback)

@@ -99,6 +99,11 @@ func TestAdminOAuth(t *testing.T) {
 	if _, err := adminCommand(ctx, db, nil, "callback remove", adminFlags{App: "spa", Callback: "myapp://cb"}); err == nil {
 		t.Error("removing an unknown callback succeeded")
 	}
+	for _, bad := range []string{"javascript:alert(1)", "/relative", "https://spa.example/cb#x", "OOB"} {
+		if _, err := adminCommand(ctx, db, nil, "callback add", adminFlags{App: "spa", Callback: bad}); err == nil {
+			t.Errorf("callback %q was registered", bad)
+		}
+	}
 	// The sign-in setting.
 	for _, tt := range []struct {
 		flags adminFlags

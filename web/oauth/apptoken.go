@@ -59,12 +59,13 @@ func (s *Server) app(r *http.Request) (storage.App, error) {
 // counted for the address, and each authenticated app's requests are
 // counted. A spent limit is 429 with the platform's code 88.
 func (s *Server) limitedApp(w http.ResponseWriter, r *http.Request) (storage.App, error) {
-	if l := s.addressLimited(r); l != nil {
+	release, l := s.reserveAddress(r)
+	if l != nil {
 		return storage.App{}, v1RateLimited(l)
 	}
 	app, err := s.app(r)
-	if errors.Is(err, errAppCredentials) {
-		s.failedClient(r)
+	if !errors.Is(err, errAppCredentials) {
+		release() // only failed authentications stay counted
 	}
 	if err != nil {
 		return app, err

@@ -52,6 +52,9 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 			return authRequest{}, &requestError{code: "invalid_request", description: "The parameter " + name + " is repeated."}
 		}
 	}
+	if !storableValues(q) {
+		return authRequest{}, &requestError{code: "invalid_request", description: "A parameter of the authorization URL is not valid UTF-8 text."}
+	}
 	clientID := q.Get("client_id")
 	if clientID == "" {
 		return authRequest{}, &requestError{code: "invalid_request", description: "client_id is missing."}
@@ -74,6 +77,9 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 	if !registered {
 		return authRequest{}, &requestError{code: "invalid_request", description: "redirect_uri is not one of the app's registered callback URLs (they must match exactly)."}
 	}
+	if !absoluteRedirect(redirect) {
+		return authRequest{}, &requestError{code: "invalid_request", description: "redirect_uri must be an absolute URL without a fragment (oob is for OAuth 1.0a's PIN flow)."}
+	}
 	ar := authRequest{app: app, client: client, redirectURI: redirect, state: q.Get("state"), action: r.URL.Path + "?" + r.URL.RawQuery}
 	fail := func(code, description string) (authRequest, error) {
 		return ar, &requestError{redirect: true, code: code, description: description}
@@ -95,6 +101,14 @@ func (s *Server) parseAuthRequest(r *http.Request) (authRequest, error) {
 		return fail("invalid_request", "code_challenge is missing or not made of 1 to 128 unreserved characters (PKCE is required).")
 	}
 	return ar, nil
+}
+
+// absoluteRedirect reports whether a registered callback may be an OAuth
+// 2.0 redirect_uri: a callback URL (CheckCallback) but not oob, which is
+// OAuth 1.0a's PIN flow (a relative entry would send the code to a path of
+// Aviary's own).
+func absoluteRedirect(uri string) bool {
+	return uri != oob && CheckCallback(uri) == nil
 }
 
 // refuse answers a refused authorization request: at the client's
@@ -235,7 +249,7 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, act
 	username := strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("username")), "@")
 	addr := web.ClientAddress(r)
 	page := loginPage{AppName: appName, Action: action, CSRF: s.kit.Sessions.CSRFToken(sess), Username: username}
-	ok, retry, err := s.kit.Throttle.Allowed(ctx, username, addr)
+	ok, retry, err := s.kit.Throttle.Attempt(ctx, username, addr)
 	if err != nil {
 		s.kit.Fail(w, r, err)
 		return storage.User{}, false
@@ -246,21 +260,22 @@ func (s *Server) checkLogin(w http.ResponseWriter, r *http.Request, appName, act
 		s.kit.Render(w, r, http.StatusTooManyRequests, "login", page)
 		return storage.User{}, false
 	}
-	user, hash, err := s.store.UserPassword(ctx, username)
+	var user storage.User
+	var hash string
+	if storable(username) { // else no user has it: a failed login, same cost
+		user, hash, err = s.store.UserPassword(ctx, username)
+	}
 	if err != nil && !errors.Is(err, storage.ErrNotFound) {
 		s.kit.Fail(w, r, err)
 		return storage.User{}, false
 	}
 	if !web.CheckPassword(hash, r.PostFormValue("password")) || !mayLogIn(user) {
-		if err := s.kit.Throttle.Failed(ctx, username, addr); err != nil {
-			s.kit.Fail(w, r, err)
-			return storage.User{}, false
-		}
+		// Attempt counted this failure already.
 		page.Message = "The username and password do not match."
 		s.kit.Render(w, r, http.StatusUnauthorized, "login", page)
 		return storage.User{}, false
 	}
-	if err := s.kit.Throttle.Succeeded(ctx, username); err != nil {
+	if err := s.kit.Throttle.Succeeded(ctx, username, addr); err != nil {
 		s.log.WarnContext(ctx, "clear login throttle", "error", err)
 	}
 	return user, true

@@ -34,31 +34,33 @@ type limited struct {
 	reset time.Time
 }
 
-// addressLimited reports whether r's address has used up its failed
-// client authentications.
-func (s *Server) addressLimited(r *http.Request) *limited {
+// reserveAddress counts a client authentication from r's address before
+// it is checked, so attempts sent at once cannot all pass a check made
+// before any of them failed. Past the limit it answers *limited (the
+// reservation given back). Otherwise the caller calls release once the
+// client authenticated, or the request failed before authentication:
+// only failed authentications stay counted.
+func (s *Server) reserveAddress(r *http.Request) (release func(), l *limited) {
+	release = func() {}
 	if s.limits.Window == nil || s.limits.PerAddress <= 0 {
-		return nil
+		return release, nil
 	}
-	n, reset, err := s.limits.Window.Count(r.Context(), "addr:"+web.ClientAddress(r))
+	key := "addr:" + web.ClientAddress(r)
+	n, reset, err := s.limits.Window.Add(r.Context(), key)
 	if err != nil {
 		s.limitsDown(r.Context(), err)
-		return nil
+		return release, nil
 	}
-	if n < s.limits.PerAddress {
-		return nil
+	release = func() {
+		if err := s.limits.Window.Undo(r.Context(), key); err != nil {
+			s.limitsDown(r.Context(), err)
+		}
 	}
-	return &limited{retry: reset, limit: s.limits.PerAddress, reset: s.now().Add(reset)}
-}
-
-// failedClient counts a failed client authentication from r's address.
-func (s *Server) failedClient(r *http.Request) {
-	if s.limits.Window == nil || s.limits.PerAddress <= 0 {
-		return
+	if n <= s.limits.PerAddress {
+		return release, nil
 	}
-	if _, _, err := s.limits.Window.Add(r.Context(), "addr:"+web.ClientAddress(r)); err != nil {
-		s.limitsDown(r.Context(), err)
-	}
+	release()
+	return func() {}, &limited{retry: reset, limit: s.limits.PerAddress, reset: s.now().Add(reset)}
 }
 
 // clientLimited counts a request of the authenticated client and reports

@@ -13,7 +13,10 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/web"
@@ -63,6 +66,28 @@ func New(store Store, kit *web.Kit, now func() time.Time, revoked Revocations) *
 		now = time.Now
 	}
 	return &Server{store: store, kit: kit, now: now, revoked: revoked, log: kit.Log}
+}
+
+// storable reports whether s can be looked up as PostgreSQL text: valid
+// UTF-8 without NUL. Anything else is the client's error (or simply no
+// match), never a database error answered as 500.
+func storable(s string) bool {
+	return utf8.ValidString(s) && !strings.ContainsRune(s, 0)
+}
+
+// storableValues reports whether every name and value of v is storable.
+func storableValues(v url.Values) bool {
+	for name, values := range v {
+		if !storable(name) {
+			return false
+		}
+		for _, s := range values {
+			if !storable(s) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // Paths are the paths Handler serves; cmd/aviary mounts each on the API

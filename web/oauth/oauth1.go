@@ -196,8 +196,12 @@ func (s *Server) writeOAuth1Error(w http.ResponseWriter, r *http.Request, err er
 	}
 }
 
+// writeForm answers v form-encoded. The answers carry token secrets, so,
+// like the OAuth 2.0 token responses (writeJSON), they add Pragma:
+// no-cache to the web tier's Cache-Control: no-store for HTTP/1.0 caches.
 func writeForm(w http.ResponseWriter, v url.Values) {
 	w.Header().Set("Content-Type", "application/x-www-form-urlencoded")
+	w.Header().Set("Pragma", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write([]byte(v.Encode()))
 }

@@ -39,6 +39,9 @@ func (s *Server) parseOAuth1Flow(r *http.Request) (oauth1Flow, error) {
 	if err != nil {
 		return oauth1Flow{}, &requestError{description: "The authorization URL's query could not be read."}
 	}
+	if !storableValues(q) {
+		return oauth1Flow{}, &requestError{description: "A parameter of the authorization URL is not valid UTF-8 text."}
+	}
 	if _, ok := q["oauth_callback"]; ok {
 		return oauth1Flow{}, &requestError{description: "oauth_callback is not accepted here: the app sends it to POST /oauth/request_token, and the callback registered then is used."}
 	}

@@ -38,6 +38,9 @@ func (s *Server) requestToken(w http.ResponseWriter, r *http.Request) error {
 	if callback == "" {
 		return errCallbackMissing
 	}
+	if CheckCallback(callback) != nil {
+		return errCallbackNotApproved // never registered, or stored before the rule
+	}
 	ok, err := s.oauth1.Store.HasCallbackURL(r.Context(), req.App.ID, callback)
 	if err != nil {
 		return err

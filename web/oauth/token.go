@@ -83,6 +83,9 @@ func params(w http.ResponseWriter, r *http.Request) (url.Values, error) {
 			return nil, invalidRequest("The parameter " + k + " is repeated.")
 		}
 	}
+	if !storableValues(out) {
+		return nil, invalidRequest("A parameter is not valid UTF-8 text.")
+	}
 	return out, nil
 }
 
@@ -121,6 +124,9 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 	if v, err := url.QueryUnescape(secret); err == nil {
 		secret = v
 	}
+	if !storable(id) {
+		id = "" // no client has it: refused as missing credentials
+	}
 	return id, secret, true
 }
 
@@ -130,17 +136,18 @@ func basicAuth(r *http.Request) (id, secret string, ok bool) {
 // authentication too often is refused before anything is read, and each
 // authenticated client's requests are counted.
 func (s *Server) clientRequest(w http.ResponseWriter, r *http.Request) (url.Values, storage.App, error) {
-	if l := s.addressLimited(r); l != nil {
+	release, l := s.reserveAddress(r)
+	if l != nil {
 		return nil, storage.App{}, rateLimited(l, "with failed client authentication from this address")
 	}
 	p, err := params(w, r)
 	if err != nil {
+		release()
 		return nil, storage.App{}, err
 	}
 	c, app, err := s.client(r, p)
-	var oe *oauthError
-	if errors.As(err, &oe) && oe.Code == "invalid_client" {
-		s.failedClient(r)
+	if oe := (*oauthError)(nil); !errors.As(err, &oe) || oe.Code != "invalid_client" {
+		release() // only failed client authentications stay counted
 	}
 	if err != nil {
 		return p, app, err
