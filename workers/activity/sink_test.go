@@ -73,9 +73,9 @@ func TestSink(t *testing.T) {
 	}
 	sCreate := sub("post.create", alice, "", "posts", true)
 	sReply := sub("post.reply.create", alice, "", "", false)
-	sub("like.create", bob, "inbound", "", true) // carol, not bob, wrote the liked reply
+	sub("like.create", bob, "inbound", "", true)  // carol, not bob, wrote the liked reply
 	sub("like.create", bob, "outbound", "", true) // bob likes nothing
-	sub("post.create", prot, "", "", true)         // never delivered
+	sub("post.create", prot, "", "", true)        // never delivered
 	sMention := sub("post.mention.create", carol, "", "", true)
 	sBio := sub("profile.update.bio", alice, "", "", true)
 	sDelete := sub("post.delete", alice, "", "", true)
