@@ -76,6 +76,15 @@ type Conn struct {
 	end    chan struct{}
 	once   sync.Once
 	reason string
+	// floor is the (seq, subscription) of the last activity an activity
+	// stream's backfill wrote: live deliveries up to it are skipped (the
+	// handler's goroutine alone reads and writes it).
+	floor [2]int64
+}
+
+// seen reports whether d is an activity at or before the backfill's last.
+func (c *Conn) seen(d Delivery) bool {
+	return d.Body != nil && (d.Seq < c.floor[0] || d.Seq == c.floor[0] && d.SubscriptionID <= c.floor[1])
 }
 
 // Ready is signalled when deliveries wait; Take them.

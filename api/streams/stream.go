@@ -117,6 +117,9 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts re
 				if ctx.Err() != nil || conn.Reason() != "" {
 					break // the next turn ends the stream
 				}
+				if conn.seen(d) {
+					continue // the backfill wrote it
+				}
 				if err := m.deliver(ctx, s, d, opts); err != nil {
 					return m.failed(ctx, s, err)
 				}

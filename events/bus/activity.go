@@ -80,3 +80,29 @@ func (b *Bus) ReadActivity(ctx context.Context, after string, block time.Duratio
 	}
 	return out, nil
 }
+
+// ActivitySince returns up to count activities added to the stream at or
+// after since (Redis stream ids are their millisecond of addition), after
+// the stream id after when it is not "" (paging), oldest first: the
+// activity stream's backfill. The stream keeps about DefaultMaxLen
+// entries, which bounds how far back it reaches.
+func (b *Bus) ActivitySince(ctx context.Context, since time.Time, after string, count int64) ([]ActivityDelivery, error) {
+	start := fmt.Sprintf("%d-0", since.UnixMilli())
+	if after != "" {
+		start = "(" + after
+	}
+	msgs, err := b.rdb.XRangeN(ctx, b.ActivityKey(), start, "+", count).Result()
+	if err != nil {
+		return nil, fmt.Errorf("read activity since %s: %w", since.Format(time.RFC3339), err)
+	}
+	out := make([]ActivityDelivery, 0, len(msgs))
+	for _, msg := range msgs {
+		d := ActivityDelivery{StreamID: msg.ID}
+		raw, _ := msg.Values["a"].(string)
+		if json.Unmarshal([]byte(raw), &d.Activity) != nil {
+			d.Activity = events.Activity{}
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}

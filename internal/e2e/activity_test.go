@@ -92,9 +92,9 @@ func TestActivityEndToEnd(t *testing.T) {
 	if second.Status != http.StatusTooManyRequests || !strings.Contains(string(second.Raw), "TooManyConnections") {
 		t.Errorf("a second activity stream answered %d %s, want 429 TooManyConnections", second.Status, second.Raw)
 	}
-	refused := openStreamPath(t, s.client, s.baseURL, "/2/activity/stream", s.creds.BearerToken, map[string][]string{"backfill_minutes": {"2"}})
-	if refused.Status != http.StatusBadRequest {
-		t.Errorf("backfill_minutes=2 answered %d %s, want 400 (not supported yet)", refused.Status, refused.Raw)
+	refused := openStreamPath(t, s.client, s.baseURL, "/2/activity/stream", s.creds.BearerToken, map[string][]string{"end_time": {"2026-01-01T00:00:00Z"}})
+	if refused.Status != http.StatusBadRequest || !strings.Contains(string(refused.Raw), "end_time") {
+		t.Errorf("end_time answered %d %s, want 400 naming end_time (the stream is open-ended)", refused.Status, refused.Raw)
 	}
 
 	demoTok := userToken{s.creds.AccessToken, s.creds.AccessTokenSecret}
@@ -165,6 +165,26 @@ func TestActivityEndToEnd(t *testing.T) {
 		t.Errorf("DELETE /2/connections/activity_stream answered %d %s", r.Status, r.Raw)
 	}
 	stream.waitEnd(15 * time.Second)
+
+	// A new stream with backfill_minutes gets the events again, in order.
+	back := openStreamPath(t, s.client, s.baseURL, "/2/activity/stream", s.creds.BearerToken, map[string][]string{"backfill_minutes": {"5"}})
+	if back.Status != http.StatusOK {
+		t.Fatalf("GET /2/activity/stream?backfill_minutes=5 answered %d %s", back.Status, back.Raw)
+	}
+	lines = nil
+	for len(lines) < len(want) {
+		m, ok := back.next(20 * time.Second)
+		if !ok {
+			t.Fatalf("the backfilled stream ended or went quiet after %v (want %v)", lines, want)
+		}
+		if k := activityKey(m.Data); k != "" {
+			lines = append(lines, k)
+		}
+	}
+	if !slices.Equal(lines, want) {
+		t.Errorf("backfill received %v, want %v", lines, want)
+	}
+	back.close()
 
 	// Replay of the window: the activity deliveries again, then the status.
 	before := len(recv.deliveries())
