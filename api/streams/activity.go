@@ -89,8 +89,8 @@ func (m *Module) activityBackfill(ctx context.Context, s *streamWriter, app int6
 		for _, d := range ds {
 			after = d.StreamID
 			a := d.Activity
-			if a.AppID != app || a.Seq == 0 {
-				continue
+			if a.AppID != app || a.Seq == 0 || !beyond(floor, a.Seq, a.SubscriptionID) {
+				continue // another app's, or a re-offered batch's repeat
 			}
 			if err := s.write(append(append(make([]byte, 0, len(a.Body)+2), a.Body...), '\r', '\n')); err != nil {
 				return floor, err

@@ -84,7 +84,13 @@ type Conn struct {
 
 // seen reports whether d is an activity at or before the backfill's last.
 func (c *Conn) seen(d Delivery) bool {
-	return d.Body != nil && (d.Seq < c.floor[0] || d.Seq == c.floor[0] && d.SubscriptionID <= c.floor[1])
+	return d.Body != nil && !beyond(c.floor, d.Seq, d.SubscriptionID)
+}
+
+// beyond reports whether the activity (seq, sub) comes after last, a
+// (seq, subscription) pair: the order the activity sink publishes in.
+func beyond(last [2]int64, seq, sub int64) bool {
+	return seq > last[0] || seq == last[0] && sub > last[1]
 }
 
 // Ready is signalled when deliveries wait; Take them.

@@ -44,11 +44,10 @@ func (h *Hub) activityLoop(ctx context.Context) {
 		for _, d := range ds {
 			after = d.StreamID
 			a := d.Activity
-			key := [2]int64{a.Seq, a.SubscriptionID}
-			if a.Seq == 0 || key[0] < last[0] || key[0] == last[0] && key[1] <= last[1] {
+			if a.Seq == 0 || !beyond(last, a.Seq, a.SubscriptionID) {
 				continue
 			}
-			last = key
+			last = [2]int64{a.Seq, a.SubscriptionID}
 			h.routeActivity(a)
 		}
 	}
