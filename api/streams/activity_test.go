@@ -35,8 +35,9 @@ func TestActivityStreamRouting(t *testing.T) {
 	ctx := context.Background()
 	batch := []events.Activity{{Seq: 5, AppID: b.App.ID, SubscriptionID: 1, Body: body(5)},
 		{Seq: 5, AppID: b.App.ID, SubscriptionID: 2, Body: body(50)}, {Seq: 6, AppID: b.Other.ID, SubscriptionID: 3, Body: body(6)}}
-	time.Sleep(200 * time.Millisecond) // the hubs' activity reads are under way
-	for range 2 {                      // a re-offered batch
+	// The hubs' activity reads are under way; the batch is offered twice.
+	time.Sleep(200 * time.Millisecond)
+	for range 2 {
 		if err := b.Bus.PublishActivity(ctx, batch); err != nil {
 			t.Fatal(err)
 		}
