@@ -116,15 +116,18 @@ type rendered struct {
 
 // render builds the envelopes of the derived events matched by subs: each
 // subscription receives an event once (a self-like is outbound and inbound
-// for one user; a subscription without direction takes the first).
+// for one user; a subscription without direction takes the first), and
+// only the events appended after it was created (a lagging dispatcher
+// does not send a new subscription older events).
 func (s *Sink) render(ctx context.Context, ds []derivedEvent, subs map[storage.ActivityKey][]storage.ActivitySubscription) ([]rendered, error) {
 	r := newPayloads(s.Store, s.Posts)
 	var out []rendered
 	seen := map[[2]int64]bool{} // (seq, subscription)
 	for _, de := range ds {
 		for _, sub := range subs[storage.ActivityKey{UserID: de.d.UserID, EventType: de.d.Type}] {
-			if sub.Direction != "" && sub.Direction != de.d.Direction || seen[[2]int64{de.ev.Seq, sub.ID}] {
-				continue
+			if sub.Direction != "" && sub.Direction != de.d.Direction || seen[[2]int64{de.ev.Seq, sub.ID}] ||
+				de.ev.CreatedAt.Before(sub.CreatedAt) {
+				continue // another direction, delivered already, or an event from before the subscription
 			}
 			p, err := r.payload(ctx, de.d)
 			if err != nil {

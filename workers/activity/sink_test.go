@@ -92,6 +92,8 @@ func TestSink(t *testing.T) {
 	if _, _, err := db.UpdateUserProfile(ctx, alice.ID, postgres.ProfileUpdate{Bio: &bio}); err != nil {
 		t.Fatal(err)
 	}
+	// A subscription made after the events: none of them is its.
+	sub("post.create", alice, "", "late", false)
 	pub := &publisher{}
 	sink := &activity.Sink{Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
 	batch, err := db.EventsAfter(ctx, 0, 500)
