@@ -12,6 +12,7 @@ package events
 
 import (
 	"context"
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -28,7 +29,27 @@ const (
 	// PostDelete: a post was deleted (every version of an edited post; a
 	// repost undone). Payload: PostDeleted.
 	PostDelete Type = "post.delete"
+	// LikeCreate: a user liked a post (a new like; a repeat writes
+	// nothing). Payload: Like.
+	LikeCreate Type = "like.create"
 )
+
+// Profile update types: one event per changed field, written by `aviary
+// admin user update` (docs/activity.md). Payload: ProfileUpdated.
+const (
+	ProfileUpdateBio            Type = "profile.update.bio"
+	ProfileUpdateScreenname     Type = "profile.update.screenname"
+	ProfileUpdateHandle         Type = "profile.update.handle"
+	ProfileUpdateURL            Type = "profile.update.url"
+	ProfileUpdateGeo            Type = "profile.update.geo"
+	ProfileUpdatePicture        Type = "profile.update.profile_picture"
+	ProfileUpdateBanner         Type = "profile.update.banner_picture"
+	ProfileUpdateVerifiedBadge  Type = "profile.update.verified_badge"
+	ProfileUpdateAffiliateBadge Type = "profile.update.affiliate_badge"
+)
+
+// ProfileUpdatePrefix starts every profile update type.
+const ProfileUpdatePrefix = "profile.update."
 
 // Event is one entry of the log.
 type Event struct {
@@ -53,25 +74,34 @@ func (e Event) ID() string { return strconv.FormatInt(e.Seq, 10) }
 // post without reading the store. Entity values are lower-cased as the
 // search operators match them.
 type Post struct {
-	ID                int64     `json:"id"`
-	AuthorID          int64     `json:"author_id"`
-	AuthorUsername    string    `json:"author_username"`
-	AppID             int64     `json:"app_id"`
-	Text              string    `json:"text"`
-	Lang              string    `json:"lang"`
-	ConversationID    int64     `json:"conversation_id"`
-	InReplyToPostID   int64     `json:"in_reply_to_post_id,omitempty"`
-	InReplyToUserID   int64     `json:"in_reply_to_user_id,omitempty"`
-	InReplyToUsername string    `json:"in_reply_to_username,omitempty"`
-	QuoteOfID         int64     `json:"quote_of_id,omitempty"`
-	RepostOfID        int64     `json:"repost_of_id,omitempty"`
-	EditOfID          int64     `json:"edit_of_id,omitempty"`
-	MediaCount        int       `json:"media_count,omitempty"`
-	Mentions          []string  `json:"mentions,omitempty"`
-	Hashtags          []string  `json:"hashtags,omitempty"`
-	Cashtags          []string  `json:"cashtags,omitempty"`
-	URLTerms          []string  `json:"url_terms,omitempty"`
-	CreatedAt         time.Time `json:"created_at"`
+	ID                int64    `json:"id"`
+	AuthorID          int64    `json:"author_id"`
+	AuthorUsername    string   `json:"author_username"`
+	AppID             int64    `json:"app_id"`
+	Text              string   `json:"text"`
+	Lang              string   `json:"lang"`
+	ConversationID    int64    `json:"conversation_id"`
+	InReplyToPostID   int64    `json:"in_reply_to_post_id,omitempty"`
+	InReplyToUserID   int64    `json:"in_reply_to_user_id,omitempty"`
+	InReplyToUsername string   `json:"in_reply_to_username,omitempty"`
+	QuoteOfID         int64    `json:"quote_of_id,omitempty"`
+	RepostOfID        int64    `json:"repost_of_id,omitempty"`
+	EditOfID          int64    `json:"edit_of_id,omitempty"`
+	MediaCount        int      `json:"media_count,omitempty"`
+	Mentions          []string `json:"mentions,omitempty"`
+	// MentionIDs are the ids of the users the post mentions explicitly
+	// (post.mention.create): its text's resolved mentions, without a
+	// reply's leading run of mentions (the implicit reply mentions) and
+	// none for a repost.
+	MentionIDs []int64 `json:"mention_ids,omitempty"`
+	// QuoteOfAuthorID and RepostOfAuthorID are the authors of the quoted
+	// and reposted posts (post.quote.create, post.repost.create).
+	QuoteOfAuthorID  int64     `json:"quote_of_author_id,omitempty"`
+	RepostOfAuthorID int64     `json:"repost_of_author_id,omitempty"`
+	Hashtags         []string  `json:"hashtags,omitempty"`
+	Cashtags         []string  `json:"cashtags,omitempty"`
+	URLTerms         []string  `json:"url_terms,omitempty"`
+	CreatedAt        time.Time `json:"created_at"`
 	// For the filtered stream's operators (docs/streams-rules.md):
 	// AuthorVerified is whether the author was verified when the post was
 	// made (is:verified); Source the app's name (source:); PlaceID the
@@ -106,6 +136,24 @@ type PostDeleted struct {
 	DeletedAt time.Time `json:"deleted_at"`
 }
 
+// Like is the payload of LikeCreate: UserID liked post PostID (the
+// version of the chain the like names) of PostAuthorID.
+type Like struct {
+	UserID        int64     `json:"user_id"`
+	PostID        int64     `json:"post_id"`
+	PostAuthorID  int64     `json:"post_author_id"`
+	PostCreatedAt time.Time `json:"post_created_at"`
+	LikedAt       time.Time `json:"liked_at"`
+}
+
+// ProfileUpdated is the payload of the profile.update.* types: the field's
+// value before and after (strings; booleans for the badges).
+type ProfileUpdated struct {
+	UserID int64 `json:"user_id"`
+	Before any   `json:"before"`
+	After  any   `json:"after"`
+}
+
 // Log reads the event log (storage/postgres.DB implements it).
 type Log interface {
 	// EventsAfter returns up to limit committed events with Seq > after,
@@ -134,4 +182,18 @@ type Match struct {
 	Seq    int64     `json:"seq"`
 	PostID int64     `json:"post_id"`
 	Rules  []RuleHit `json:"rules"`
+}
+
+// Activity is one activity event rendered for one app's subscription
+// (docs/activity.md): the dispatcher's activity sink publishes it after
+// recording its webhook deliveries, and every API replica holding an
+// activity stream of AppID writes Body (the envelope {data:{event_uuid,
+// filter, event_type, tag, payload, includes}}) as one line. Seq is the
+// log event it was derived from; one event may yield several Activities
+// for one app (several subscriptions), told apart by SubscriptionID.
+type Activity struct {
+	Seq            int64           `json:"seq"`
+	AppID          int64           `json:"app_id"`
+	SubscriptionID int64           `json:"subscription_id"`
+	Body           json.RawMessage `json:"body"`
 }

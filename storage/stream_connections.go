@@ -23,12 +23,15 @@ type StreamConnection struct {
 // Streaming endpoint ids, as the connections endpoints name them.
 const (
 	EndpointFilteredStream = "filtered_stream"
+	// EndpointActivityStream is GET /2/activity/stream (docs/activity.md).
+	EndpointActivityStream = "activity_stream"
 )
 
 // StreamEndpoints are the endpoint ids the connections endpoints accept
-// (the platform's list; Aviary serves filtered_stream).
+// (the platform's list and activity_stream; Aviary serves filtered_stream
+// and activity_stream).
 var StreamEndpoints = []string{
-	"filtered_stream", "sample_stream", "sample10_stream", "firehose_stream", "tweets_compliance_stream",
+	"filtered_stream", "activity_stream", "sample_stream", "sample10_stream", "firehose_stream", "tweets_compliance_stream",
 	"users_compliance_stream", "tweet_label_stream", "firehose_stream_lang_en", "firehose_stream_lang_ja",
 	"firehose_stream_lang_ko", "firehose_stream_lang_pt", "likes_firehose_stream", "likes_sample10_stream",
 	"likes_compliance_stream",

@@ -55,11 +55,16 @@ type HubDeps struct {
 	Block   time.Duration
 }
 
-// Delivery is one matched post for one stream.
+// Delivery is one matched post for one filtered stream, or one rendered
+// activity event for one activity stream (Body set).
 type Delivery struct {
 	Seq    int64
 	PostID int64
 	Rules  []events.RuleHit
+	// Body is an activity stream's line without "\r\n" (docs/activity.md);
+	// SubscriptionID the subscription it was rendered for.
+	Body           []byte
+	SubscriptionID int64
 }
 
 // Conn is a stream this process holds.
@@ -71,6 +76,21 @@ type Conn struct {
 	end    chan struct{}
 	once   sync.Once
 	reason string
+	// floor is the (seq, subscription) of the last activity an activity
+	// stream's backfill wrote: live deliveries up to it are skipped (the
+	// handler's goroutine alone reads and writes it).
+	floor [2]int64
+}
+
+// seen reports whether d is an activity at or before the backfill's last.
+func (c *Conn) seen(d Delivery) bool {
+	return d.Body != nil && !beyond(c.floor, d.Seq, d.SubscriptionID)
+}
+
+// beyond reports whether the activity (seq, sub) comes after last, a
+// (seq, subscription) pair: the order the activity sink publishes in.
+func beyond(last [2]int64, seq, sub int64) bool {
+	return seq > last[0] || seq == last[0] && sub > last[1]
 }
 
 // Ready is signalled when deliveries wait; Take them.
@@ -168,8 +188,9 @@ func (h *Hub) Start(ctx context.Context) error {
 	ctx, h.cancel = context.WithCancel(context.WithoutCancel(ctx))
 	h.done = make(chan struct{})
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
 	go func() { defer wg.Done(); h.readLoop(ctx) }()
+	go func() { defer wg.Done(); h.activityLoop(ctx) }()
 	go func() { defer wg.Done(); h.controlLoop(ctx) }()
 	go func() { defer wg.Done(); h.pollLoop(ctx) }()
 	go func() { wg.Wait(); close(h.done) }()
@@ -268,6 +289,9 @@ func (h *Hub) route(m events.Match) {
 		}
 		d := Delivery{Seq: m.Seq, PostID: m.PostID, Rules: m.Rules[i:j:j]}
 		for _, c := range h.byApp[m.Rules[i].AppID] {
+			if c.Endpoint == storage.EndpointActivityStream {
+				continue
+			}
 			if !c.push(d) {
 				c.finish(storage.DisconnectSlowClient)
 			}

@@ -106,5 +106,5 @@ func New(d Deps) *Module {
 // Routes lists the streaming endpoints: the rules, the stream and the
 // connections.
 func (m *Module) Routes() []httpx.Endpoint {
-	return append(append(m.ruleRoutes(), m.streamRoutes()...), m.connectionRoutes()...)
+	return append(append(append(m.ruleRoutes(), m.streamRoutes()...), m.connectionRoutes()...), m.activityRoutes()...)
 }

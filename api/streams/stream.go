@@ -54,12 +54,24 @@ func (m *Module) stream(w http.ResponseWriter, r *http.Request) error {
 	if err := q.Err(); err != nil {
 		return err
 	}
+	return m.open(w, r, storage.EndpointFilteredStream, func(ctx context.Context, s *streamWriter, conn *Conn) (string, error) {
+		return m.serve(ctx, s, conn, opts, backfill)
+	})
+}
+
+// open holds a streaming connection to endpoint for the request: a
+// connection record under the app's limit for that endpoint
+// (TooManyConnections over it), registered with the hub, the status line
+// sent; then serve writes the stream until it ends and says why, and the
+// record is closed with that reason.
+func (m *Module) open(w http.ResponseWriter, r *http.Request, endpoint string,
+	serve func(ctx context.Context, s *streamWriter, conn *Conn) (string, error)) error {
 	if m.Hub == nil {
 		return apierr.OperationalDisconnect("This stream has been disconnected upstream for operational reasons.")
 	}
 	ctx := r.Context()
 	rec, err := m.Store.OpenStreamConnection(ctx, storage.StreamConnection{AppID: httpx.Principal(r).App.ID,
-		Endpoint: storage.EndpointFilteredStream, ClientIP: clientIP(r), Replica: m.Hub.Replica}, m.Connections)
+		Endpoint: endpoint, ClientIP: clientIP(r), Replica: m.Hub.Replica}, m.Connections)
 	if errors.Is(err, storage.ErrTooManyConnections) {
 		return TooManyConnections()
 	}
@@ -80,7 +92,7 @@ func (m *Module) stream(w http.ResponseWriter, r *http.Request) error {
 	if err := s.start(); err != nil {
 		return err
 	}
-	reason, err = m.serve(ctx, s, conn, opts, backfill)
+	reason, err = serve(ctx, s, conn)
 	return err
 }
 
@@ -104,6 +116,9 @@ func (m *Module) serve(ctx context.Context, s *streamWriter, conn *Conn, opts re
 			for _, d := range conn.Take() {
 				if ctx.Err() != nil || conn.Reason() != "" {
 					break // the next turn ends the stream
+				}
+				if conn.seen(d) {
+					continue // the backfill wrote it
 				}
 				if err := m.deliver(ctx, s, d, opts); err != nil {
 					return m.failed(ctx, s, err)
@@ -133,8 +148,12 @@ func (m *Module) failed(ctx context.Context, s *streamWriter, err error) (string
 	return storage.DisconnectOperational, s.write(m.disconnectBody(storage.DisconnectOperational))
 }
 
-// deliver writes the post of d if the public may see it.
+// deliver writes the post of d if the public may see it, or d's activity
+// line as it is.
 func (m *Module) deliver(ctx context.Context, s *streamWriter, d Delivery, opts render.Options) error {
+	if d.Body != nil {
+		return s.write(append(append(make([]byte, 0, len(d.Body)+2), d.Body...), '\r', '\n'))
+	}
 	line, ok, err := m.render(ctx, d, opts)
 	if err != nil || !ok {
 		return err

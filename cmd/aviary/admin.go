@@ -40,6 +40,10 @@ commands:
   user profile <id|username> [--description TEXT] [--location TEXT] [--url URL] [--image URL]
                [--country XX] [--pinned POST_ID|none]
                                                    set the given profile fields ("" clears one); prints the profile
+  user update --user NAME [--bio TEXT] [--name DISPLAY] [--handle NAME] [--url URL] [--location TEXT]
+              [--image URL] [--verified on|off]
+                                                   change the given profile fields; one profile.update.* activity
+                                                   event per changed field (docs/activity.md); prints the changes
   app tier <app id|name> self-serve|enterprise     set an app's access tier (enterprise: replies unrestricted, quotes)
   ads account <user id|username> <name>            create a production ads account owned by the user
   ads grant <account_id> <user id|username>        let a user use an ads account
@@ -100,6 +104,8 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if opts.Args, err = parseInterspersed(fs, rest); err != nil {
 		return err
 	}
+	opts.Given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { opts.Given[f.Name] = true })
 	if err := cfg.validate(); err != nil {
 		return err
 	}
@@ -142,6 +148,11 @@ type adminFlags struct {
 	// Description, Location, URL, Image, Country and Pinned are user
 	// profile's fields; only the given ones change.
 	Description, Location, URL, Image, Country, Pinned optString
+	// Bio, Handle and Verified are user update's --bio, --handle and
+	// --verified (with --name, --url, --location and --image).
+	Bio, Handle, Verified optString
+	// Given names the flags given on the command line.
+	Given map[string]bool
 	// Since and Limit are insights queries' --since and --limit.
 	Since time.Duration
 	Limit int
@@ -213,6 +224,9 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.Var(&o.Image, "image", "user profile: profile image URL (http or https)")
 	fs.Var(&o.Country, "country", "user profile: country (ISO 3166-1 alpha-2)")
 	fs.Var(&o.Pinned, "pinned", "user profile: id of the user's own post to pin, or none")
+	fs.Var(&o.Bio, "bio", "user update: bio (description)")
+	fs.Var(&o.Handle, "handle", "user update: username")
+	fs.Var(&o.Verified, "verified", "user update: verified badge, on or off")
 	fs.DurationVar(&o.Since, "since", 24*time.Hour, "insights queries: how far back")
 	fs.IntVar(&o.Limit, "limit", defaultQueriesLimit, "insights queries: at most this many")
 	fs.StringVar(&o.Password, "password", "", "user password: the new password (empty: a random one, printed)")
@@ -246,6 +260,8 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 		return setUserFlag(ctx, db, ann, postgres.UserFlagVerified, o)
 	case "user profile":
 		return setUserProfile(ctx, db, ann, o)
+	case "user update":
+		return updateUser(ctx, db, ann, o)
 	case "app tier":
 		return setAppTier(ctx, db, ann, o)
 	case "place set":

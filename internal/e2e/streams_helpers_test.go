@@ -70,8 +70,15 @@ type streamConn struct {
 // background until the server ends it or the test does.
 func openStream(t testing.TB, client *http.Client, base, bearer string, query url.Values) *streamConn {
 	t.Helper()
+	return openStreamPath(t, client, base, "/2/tweets/search/stream", bearer, query)
+}
+
+// openStreamPath is openStream on another streaming endpoint (path):
+// GET /2/activity/stream.
+func openStreamPath(t testing.TB, client *http.Client, base, path, bearer string, query url.Values) *streamConn {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	u := base + "/2/tweets/search/stream"
+	u := base + path
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -241,12 +242,16 @@ func postCreated(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.P
 	var author, replyTo, repostOf string
 	var verified bool
 	var kinds []string
+	var repostAuthor, quoteAuthor int64
 	err := tx.QueryRow(ctx, `SELECT COALESCE((SELECT username FROM users WHERE id = $1), ''),
 		COALESCE((SELECT verified FROM users WHERE id = $1), false),
 		COALESCE((SELECT username FROM users WHERE id = $2), ''),
 		COALESCE((SELECT u.username FROM posts r JOIN users u ON u.id = r.author_id WHERE r.id = $3), ''),
-		ARRAY(SELECT m.kind FROM unnest($4::bigint[]) WITH ORDINALITY AS a(id, n) JOIN media m ON m.id = a.id ORDER BY a.n)`,
-		p.AuthorID, p.InReplyToUserID, p.RepostOfID, p.MediaIDs).Scan(&author, &verified, &replyTo, &repostOf, &kinds)
+		ARRAY(SELECT m.kind FROM unnest($4::bigint[]) WITH ORDINALITY AS a(id, n) JOIN media m ON m.id = a.id ORDER BY a.n),
+		COALESCE((SELECT author_id FROM posts WHERE id = $3), 0),
+		COALESCE((SELECT author_id FROM posts WHERE id = $5), 0)`,
+		p.AuthorID, p.InReplyToUserID, p.RepostOfID, p.MediaIDs, p.QuoteOfID).Scan(&author, &verified, &replyTo, &repostOf, &kinds,
+		&repostAuthor, &quoteAuthor)
 	if err != nil {
 		return newEvent{}, fmt.Errorf("read the users and media of the event of post %d: %w", p.ID, err)
 	}
@@ -255,13 +260,41 @@ func postCreated(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.P
 		InReplyToUserID: p.InReplyToUserID, InReplyToUsername: replyTo, QuoteOfID: p.QuoteOfID,
 		RepostOfID: p.RepostOfID, EditOfID: editOf, MediaCount: len(p.MediaIDs), Mentions: terms.Mentions, Hashtags: terms.Hashtags,
 		Cashtags: terms.Cashtags, URLTerms: terms.URLTerms, CreatedAt: p.CreatedAt,
-		AuthorVerified: verified, Source: p.Source, PlaceID: p.PlaceID, MediaKinds: kinds, RepostOfUsername: repostOf}
+		AuthorVerified: verified, Source: p.Source, PlaceID: p.PlaceID, MediaKinds: kinds, RepostOfUsername: repostOf,
+		MentionIDs: explicitMentions(p), QuoteOfAuthorID: quoteAuthor, RepostOfAuthorID: repostAuthor}
 	if p.QuoteOfID != 0 {
 		if payload.Quoted, err = quotedContent(ctx, tx, p.QuoteOfID); err != nil {
 			return newEvent{}, fmt.Errorf("read the quoted post for the event of post %d: %w", p.ID, err)
 		}
 	}
 	return newEvent{typ: events.PostCreate, app: p.AppID, user: p.AuthorID, subject: p.ID, payload: payload}, nil
+}
+
+// explicitMentions are the ids of the users post p mentions explicitly
+// (post.mention.create): none for a repost; for a reply, its leading run
+// of mentions (the implicit reply mentions, as the platform prefixes a
+// reply's text with them) is left out. Unresolved mentions and repeats are
+// dropped.
+func explicitMentions(p storage.Post) []int64 {
+	if p.RepostOfID != 0 {
+		return nil
+	}
+	text := []rune(p.Text)
+	lead := 0 // the end of the leading run of mentions, in code points
+	var out []int64
+	seen := map[int64]bool{}
+	for _, m := range p.Entities.Mentions {
+		implicit := false
+		if p.InReplyToPostID != 0 && m.Start >= lead && m.Start <= len(text) && strings.TrimSpace(string(text[lead:m.Start])) == "" {
+			implicit, lead = true, m.End
+		}
+		if implicit || m.UserID == 0 || seen[m.UserID] {
+			continue
+		}
+		seen[m.UserID] = true
+		out = append(out, m.UserID)
+	}
+	return out
 }
 
 // quotedContent is what a quote's event carries of the quoted post id: the

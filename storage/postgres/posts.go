@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/domain/posttext"
+	"github.com/aviary-dev/aviary/events"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -570,15 +571,24 @@ func (db *DB) Like(ctx context.Context, userID, postID int64) (bool, error) {
 		if err := lockLive(ctx, tx, ref); err != nil {
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO likes (user_id, post_id)
+		var ev events.Like
+		err = tx.QueryRow(ctx, `WITH ins AS (INSERT INTO likes (user_id, post_id)
 			SELECT $1::bigint, p.id FROM posts p WHERE p.edit_root_id = $2::bigint AND p.superseded_at IS NULL
 			  AND NOT EXISTS (SELECT 1 FROM posts e JOIN likes l ON l.post_id = e.id AND l.user_id = $1 WHERE e.edit_root_id = $2)
-			ON CONFLICT DO NOTHING`, userID, ref.root)
+			ON CONFLICT DO NOTHING RETURNING post_id)
+			SELECT p.id, p.author_id, p.created_at, clock_timestamp() FROM ins JOIN posts p ON p.id = ins.post_id`,
+			userID, ref.root).Scan(&ev.PostID, &ev.PostAuthorID, &ev.PostCreatedAt, &ev.LikedAt)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return nil // liked already
+		}
 		if err != nil {
 			return err
 		}
-		liked = tag.RowsAffected() > 0
-		return bump(ctx, tx, likeCount, ref.root, tag.RowsAffected())
+		liked, ev.UserID = true, userID
+		if err := bump(ctx, tx, likeCount, ref.root, 1); err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, newEvent{typ: events.LikeCreate, user: userID, subject: ev.PostID, payload: ev})
 	})
 	return liked, err
 }

@@ -30,7 +30,9 @@ func scanStreamConnection(row pgx.Row) (storage.StreamConnection, error) {
 }
 
 // OpenStreamConnection records c as open unless its app already holds
-// limit open connections (storage.ErrTooManyConnections). The app's stale
+// limit open connections to c.Endpoint (storage.ErrTooManyConnections;
+// the limit is per endpoint, so the filtered stream and the activity
+// stream do not take each other's place). The app's stale
 // rows (a replica stopped renewing them) are closed first.
 func (db *DB) OpenStreamConnection(ctx context.Context, c storage.StreamConnection, limit int) (storage.StreamConnection, error) {
 	var out storage.StreamConnection
@@ -44,7 +46,8 @@ func (db *DB) OpenStreamConnection(ctx context.Context, c storage.StreamConnecti
 			return err
 		}
 		var open int
-		if err := tx.QueryRow(ctx, `SELECT count(*) FROM stream_connections c WHERE c.app_id = $1 AND `+streamOpen, c.AppID).Scan(&open); err != nil {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM stream_connections c WHERE c.app_id = $1 AND c.endpoint = $2 AND `+streamOpen,
+			c.AppID, c.Endpoint).Scan(&open); err != nil {
 			return err
 		}
 		if open >= limit {

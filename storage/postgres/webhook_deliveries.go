@@ -246,7 +246,7 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 func (db *DB) ReplayJobComplete(ctx context.Context, id int64) (bool, error) {
 	var complete bool
 	err := db.pool.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM webhook_deliveries
-		WHERE replay_job_id = $1 AND kind = 'post' AND state <> 'delivered')`, id).Scan(&complete)
+		WHERE replay_job_id = $1 AND kind IN ('post', 'activity') AND state <> 'delivered')`, id).Scan(&complete)
 	return complete, wrap(fmt.Sprintf("read the outcome of replay job %d", id), err)
 }
 

@@ -104,10 +104,10 @@ func (db *DB) RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id
 	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanDelivery(tx.QueryRow(ctx, `INSERT INTO webhook_deliveries
-				(webhook_id, app_id, kind, event_seq, event_at, redelivery_of, body)
-			SELECT d.webhook_id, d.app_id, d.kind, d.event_seq, d.event_at, d.id, d.body
+				(webhook_id, app_id, kind, subscription_id, event_seq, event_at, redelivery_of, body)
+			SELECT d.webhook_id, d.app_id, d.kind, d.subscription_id, d.event_seq, d.event_at, d.id, d.body
 			FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id AND w.deleted_at IS NULL
-			WHERE d.id = $1 AND d.webhook_id = $2 AND d.app_id = $3 AND d.kind = 'post'
+			WHERE d.id = $1 AND d.webhook_id = $2 AND d.app_id = $3 AND d.kind IN ('post', 'activity')
 			RETURNING `+deliveryColumns, id, webhookID, appID))
 		if errors.Is(err, pgx.ErrNoRows) {
 			return storage.ErrNotFound

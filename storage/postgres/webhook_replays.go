@@ -87,10 +87,15 @@ func (db *DB) RunWebhookReplay(ctx context.Context, id int64) (job storage.Webho
 				SET state = 'incomplete', finished_at = now() WHERE id = $1 RETURNING `+webhookReplayColumns, id))
 			return err
 		}
-		tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook_id, app_id, kind, event_seq, event_at, replay_job_id, body)
-			SELECT webhook_id, app_id, kind, event_seq, event_at, $1, body FROM webhook_deliveries
-			WHERE webhook_id = $2 AND replay_job_id IS NULL AND redelivery_of IS NULL AND kind = 'post'
-			  AND event_at >= $3 AND event_at < $4
+		tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook_id, app_id, kind, subscription_id, event_seq, event_at, replay_job_id, body)
+			SELECT webhook_id, app_id, kind, subscription_id, event_seq, event_at, $1, body FROM (
+				SELECT * FROM webhook_deliveries
+				WHERE webhook_id = $2 AND replay_job_id IS NULL AND redelivery_of IS NULL AND kind = 'post'
+				  AND event_at >= $3 AND event_at < $4
+				UNION ALL
+				SELECT * FROM webhook_deliveries
+				WHERE webhook_id = $2 AND replay_job_id IS NULL AND redelivery_of IS NULL AND kind = 'activity'
+				  AND event_at >= $3 AND event_at < $4) live
 			ORDER BY event_seq, id`, id, job.WebhookID, job.From, job.To)
 		if err != nil {
 			return err

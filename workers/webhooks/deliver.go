@@ -518,7 +518,7 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderSignature, domain.Sign(w.c.ConsumerSecret, body))
-	if row.Kind == storage.DeliveryPost {
+	if row.Kind == storage.DeliveryPost || row.Kind == storage.DeliveryActivity {
 		req.Header.Set(HeaderEventID, strconv.FormatInt(row.EventSeq, 10))
 	}
 	req.Header.Set(HeaderDelivery, strconv.FormatInt(row.ID, 10))

@@ -1,0 +1,78 @@
+package streams_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/events"
+)
+
+const activityPath = "/2/activity/stream"
+
+// TestActivityStreamRouting: the activity sink's entries reach the
+// activity streams of their app only, once (a re-offered batch's repeats
+// are skipped), and filtered-stream matches never reach an activity
+// stream (nor activity entries a filtered stream); an app holds one
+// stream of each endpoint, a second activity stream is TooManyConnections;
+// backfill_minutes replays the app's entries; end_time is refused.
+func TestActivityStreamRouting(t *testing.T) {
+	b := setupStreams(t, options{})
+	b.rule(t, b.App.ID, "herons", "")
+	filtered := open(t, b.Srv.URL, streamPath, b.Bearer)
+	act := open(t, b.Srv.URL, activityPath, b.Bearer)
+	other := open(t, b.Srv.URL, activityPath, b.OtherBearer)
+	if r := b.Call(t, "GET", activityPath, b.Bearer, "", nil); r.Status != 429 || apitest.Obj(r.Body, "connection_issue") != "TooManyConnections" {
+		t.Errorf("a second activity stream: %d %s", r.Status, r.Raw)
+	}
+	if r := b.Call(t, "GET", activityPath+"?end_time=2026-01-01T00:00:00Z", b.Bearer, "", nil); r.Status != 400 {
+		t.Errorf("end_time: %d %s, want 400", r.Status, r.Raw)
+	}
+	body := func(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"data":{"event_uuid":"%d"}}`, n)) }
+	ctx := context.Background()
+	batch := []events.Activity{{Seq: 5, AppID: b.App.ID, SubscriptionID: 1, Body: body(5)},
+		{Seq: 5, AppID: b.App.ID, SubscriptionID: 2, Body: body(50)}, {Seq: 6, AppID: b.Other.ID, SubscriptionID: 3, Body: body(6)}}
+	// The hubs' activity reads are under way; the batch is offered twice.
+	time.Sleep(200 * time.Millisecond)
+	for range 2 {
+		if err := b.Bus.PublishActivity(ctx, batch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := b.Bus.PublishActivity(ctx, []events.Activity{{Seq: 7, AppID: b.App.ID, SubscriptionID: 1, Body: body(7)}}); err != nil {
+		t.Fatal(err)
+	}
+	_, n := b.post(t, "herons again")
+	b.dispatch(t, n)
+	for _, want := range []string{`{"data":{"event_uuid":"5"}}`, `{"data":{"event_uuid":"50"}}`, `{"data":{"event_uuid":"7"}}`} {
+		line, ok := act.next(t, 5*time.Second)
+		if !ok || line != want {
+			t.Fatalf("activity stream: %q, want %s", line, want)
+		}
+	}
+	if line, ok := act.next(t, 500*time.Millisecond); ok {
+		t.Errorf("activity stream: an extra line %q (a repeat, or the filtered stream's post)", line)
+	}
+	if line, ok := other.next(t, 3*time.Second); !ok || line != `{"data":{"event_uuid":"6"}}` {
+		t.Errorf("the other app's activity stream: %q", line)
+	}
+	line, ok := filtered.next(t, 5*time.Second)
+	if !ok || apitest.Obj(decode(t, line), "data", "id") != itoa(n) {
+		t.Fatalf("filtered stream: %q, want post %d", line, n)
+	}
+	if line, ok := filtered.next(t, 300*time.Millisecond); ok {
+		t.Errorf("filtered stream: an extra line %q", line)
+	}
+	act.Close()
+	time.Sleep(200 * time.Millisecond)
+	back := open(t, b.Srv.URL, activityPath+"?backfill_minutes=1", b.Bearer)
+	for _, want := range []string{"5", "50", "7"} {
+		line, ok := back.next(t, 3*time.Second)
+		if !ok || apitest.Obj(decode(t, line), "data", "event_uuid") != want {
+			t.Fatalf("backfill: %q, want event %s", line, want)
+		}
+	}
+}

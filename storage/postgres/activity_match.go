@@ -1,0 +1,92 @@
+package postgres
+
+import (
+	"context"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// The activity sink's queries (docs/activity.md, "Events and delivery"):
+// matching subscriptions, recording their webhook deliveries.
+
+const activitySubscriptionColumns = `s.id, s.app_id, s.event_type, COALESCE(s.filter_user_id, 0), COALESCE(s.filter_keyword, ''),
+	COALESCE(s.direction, ''), s.tag, CASE WHEN w.deleted_at IS NULL THEN COALESCE(s.webhook_id, 0) ELSE 0 END,
+	s.created_by, s.created_at, s.updated_at`
+
+func scanActivitySubscriptions(rows pgx.Rows, err error) ([]storage.ActivitySubscription, error) {
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.ActivitySubscription, error) {
+		var s storage.ActivitySubscription
+		err := row.Scan(&s.ID, &s.AppID, &s.EventType, &s.FilterUserID, &s.FilterKeyword, &s.Direction, &s.Tag,
+			&s.WebhookID, &s.CreatedBy, &s.CreatedAt, &s.UpdatedAt)
+		return s, err
+	})
+}
+
+// ActivitySubscriptionsMatching returns the subscriptions filtering by the
+// user and naming the event type of any of keys, ordered by id. A
+// subscription whose webhook was deleted comes with WebhookID 0 (its
+// events still reach the stream).
+func (db *DB) ActivitySubscriptionsMatching(ctx context.Context, keys []storage.ActivityKey) ([]storage.ActivitySubscription, error) {
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	users, types := make([]int64, len(keys)), make([]string, len(keys))
+	for i, k := range keys {
+		users[i], types[i] = k.UserID, k.EventType
+	}
+	out, err := scanActivitySubscriptions(db.pool.Query(ctx, `SELECT `+activitySubscriptionColumns+`
+		FROM activity_subscriptions s LEFT JOIN webhooks w ON w.id = s.webhook_id
+		WHERE (s.filter_user_id, s.event_type) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
+		ORDER BY s.id`, users, types))
+	return out, wrap("match activity subscriptions", err)
+}
+
+// AddActivityDeliveries records ds (kind activity) in one statement, in
+// order, and notifies DeliveriesChannel in the same transaction, as
+// AddWebhookDeliveries does. A delivery of a (webhook, event,
+// subscription) recorded already is skipped (the live unique index of
+// migration 0035), so a re-offered batch adds nothing. It returns how many
+// were new.
+func (db *DB) AddActivityDeliveries(ctx context.Context, ds []storage.NewActivityDelivery) (int64, error) {
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	hooks, apps, subs, seqs := make([]int64, len(ds)), make([]int64, len(ds)), make([]int64, len(ds)), make([]int64, len(ds))
+	ats, bodies := make([]time.Time, len(ds)), make([][]byte, len(ds))
+	for i, d := range ds {
+		hooks[i], apps[i], subs[i], seqs[i], ats[i], bodies[i] = d.WebhookID, d.AppID, d.SubscriptionID, d.EventSeq, d.EventAt, d.Body
+	}
+	var n int64
+	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook_id, app_id, kind, subscription_id, event_seq, event_at, body)
+			SELECT w, a, 'activity', sub, s, t, b
+			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::timestamptz[], $6::bytea[])
+			  WITH ORDINALITY AS x(w, a, sub, s, t, b, n)
+			WHERE EXISTS (SELECT 1 FROM webhooks h WHERE h.id = x.w AND h.deleted_at IS NULL)
+			ORDER BY n
+			ON CONFLICT DO NOTHING`, hooks, apps, subs, seqs, ats, bodies)
+		if err != nil {
+			return err
+		}
+		if n = tag.RowsAffected(); n > 0 {
+			_, err = tx.Exec(ctx, `SELECT pg_notify('`+DeliveriesChannel+`', '')`)
+		}
+		return err
+	})
+	return n, wrap("record activity deliveries", err)
+}
+
+// ActivitySubscriptionsOfApp returns app's subscriptions, by id: the
+// activity stream's backfill matches the log against them.
+func (db *DB) ActivitySubscriptionsOfApp(ctx context.Context, app int64) ([]storage.ActivitySubscription, error) {
+	out, err := scanActivitySubscriptions(db.pool.Query(ctx, `SELECT `+activitySubscriptionColumns+`
+		FROM activity_subscriptions s LEFT JOIN webhooks w ON w.id = s.webhook_id
+		WHERE s.app_id = $1 ORDER BY s.id`, app))
+	return out, wrap("load activity subscriptions of app", err)
+}

@@ -1,0 +1,109 @@
+// Package activity is the activity sink of the "activity" dispatcher
+// (docs/activity.md, "Events and delivery"): it derives from each log event
+// the activity events it stands for, matches them against the apps'
+// subscriptions, renders the envelope once per subscription and records
+// webhook deliveries (kind activity) and publishes stream messages.
+package activity
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	domain "github.com/aviary-dev/aviary/domain/activity"
+	"github.com/aviary-dev/aviary/events"
+)
+
+// Derived is one activity event a log event stands for, as the filtered
+// user sees it.
+type Derived struct {
+	// Type is the activity event type (domain/activity's canonical name).
+	Type string
+	// UserID is the user a subscription filters by (filter.user_id).
+	UserID int64
+	// Direction is like.create's: inbound (a post of UserID liked) or
+	// outbound (UserID liked a post); "" for the other types.
+	Direction string
+	// PostID is the post shown: the payload of post.* creates, the liked
+	// post of like.create (its includes); 0 for the others.
+	PostID int64
+	// Deleted, Like and Profile are the payloads of post.delete,
+	// like.create and profile.update.*.
+	Deleted *events.PostDeleted
+	Like    *events.Like
+	Profile *events.ProfileUpdated
+	// AuthorID is the author of the post concerned (a protected author's
+	// posts are never delivered); 0 for profile updates.
+	AuthorID int64
+}
+
+// Derive returns the activity events e stands for (none for types without
+// activity events). Rules (docs/activity.md):
+//   - post.create: post.create for the author, whatever the post;
+//     post.reply.create for the replied-to post's author, post.quote.create
+//     for the quoted post's, post.repost.create for the reposted post's,
+//     each unless that author is the actor; post.mention.create for each
+//     explicitly mentioned user but the author. An edit (the chain's next
+//     version) is a post.create of the author only.
+//   - post.delete: post.delete for the author.
+//   - like.create: outbound for the liker, inbound for the post's author
+//     (both for the same user when they like their own post).
+//   - profile.update.*: the same type for the user.
+func Derive(e events.Event) ([]Derived, error) {
+	switch {
+	case e.Type == events.PostCreate:
+		var p events.Post
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		}
+		return derivePost(p), nil
+	case e.Type == events.PostDelete:
+		var d events.PostDeleted
+		if err := json.Unmarshal(e.Payload, &d); err != nil {
+			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		}
+		return []Derived{{Type: "post.delete", UserID: d.AuthorID, Deleted: &d, AuthorID: d.AuthorID}}, nil
+	case e.Type == events.LikeCreate:
+		var l events.Like
+		if err := json.Unmarshal(e.Payload, &l); err != nil {
+			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		}
+		base := Derived{Type: "like.create", PostID: l.PostID, Like: &l, AuthorID: l.PostAuthorID}
+		out, in := base, base
+		out.UserID, out.Direction = l.UserID, domain.Outbound
+		in.UserID, in.Direction = l.PostAuthorID, domain.Inbound
+		return []Derived{out, in}, nil
+	case strings.HasPrefix(string(e.Type), events.ProfileUpdatePrefix):
+		if _, ok := domain.Lookup(string(e.Type)); !ok {
+			return nil, nil
+		}
+		var u events.ProfileUpdated
+		if err := json.Unmarshal(e.Payload, &u); err != nil {
+			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		}
+		return []Derived{{Type: string(e.Type), UserID: u.UserID, Profile: &u}}, nil
+	}
+	return nil, nil
+}
+
+func derivePost(p events.Post) []Derived {
+	post := func(typ string, user int64) Derived {
+		return Derived{Type: typ, UserID: user, PostID: p.ID, AuthorID: p.AuthorID}
+	}
+	out := []Derived{post("post.create", p.AuthorID)}
+	if p.EditOfID != 0 {
+		return out
+	}
+	other := func(typ string, user int64) {
+		if user != 0 && user != p.AuthorID {
+			out = append(out, post(typ, user))
+		}
+	}
+	other("post.reply.create", p.InReplyToUserID)
+	other("post.quote.create", p.QuoteOfAuthorID)
+	other("post.repost.create", p.RepostOfAuthorID)
+	for _, id := range p.MentionIDs {
+		other("post.mention.create", id)
+	}
+	return out
+}

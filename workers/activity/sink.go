@@ -1,0 +1,178 @@
+package activity
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/aviary-dev/aviary/events"
+	"github.com/aviary-dev/aviary/render"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// Store is the sink's record access (storage/postgres.DB).
+type Store interface {
+	ActivitySubscriptionsMatching(ctx context.Context, keys []storage.ActivityKey) ([]storage.ActivitySubscription, error)
+	AddActivityDeliveries(ctx context.Context, ds []storage.NewActivityDelivery) (int64, error)
+	UsersByIDs(ctx context.Context, ids []int64) ([]storage.User, error)
+}
+
+// PostRenderer renders a post for the public as the API does (nil: the
+// public may not see it); render.Hydrator.
+type PostRenderer interface {
+	PostMessage(ctx context.Context, id int64, o render.Options) ([]byte, error)
+}
+
+// Publisher sends rendered activities to the API replicas' activity
+// streams (events/bus.Bus).
+type Publisher interface {
+	PublishActivity(ctx context.Context, as []events.Activity) error
+}
+
+// Sink is the "activity" dispatcher's sink (a workers/dispatch.Sink). For
+// a batch it derives the activity events, matches subscriptions by user
+// and type (and direction), renders one envelope per matched
+// subscription, records the webhook deliveries of the subscriptions with a
+// webhook in one transaction (a re-offered batch adds nothing: the unique
+// index), then publishes every envelope to the activity stream. An error
+// leaves the batch to be offered again whole; stream readers skip what
+// they saw by (seq, subscription).
+type Sink struct {
+	Store  Store
+	Posts  PostRenderer
+	Bus    Publisher
+	Logger *slog.Logger
+}
+
+// Name names the sink (its metrics).
+func (s *Sink) Name() string { return "activity" }
+
+type derivedEvent struct {
+	ev events.Event
+	d  Derived
+}
+
+// Handle derives, matches, renders, records and publishes the batch.
+func (s *Sink) Handle(ctx context.Context, batch []events.Event) error {
+	var ds []derivedEvent
+	keys := map[storage.ActivityKey]bool{}
+	for _, e := range batch {
+		derived, err := Derive(e)
+		if err != nil {
+			s.logger().ErrorContext(ctx, "activity: undecodable event skipped", "seq", e.Seq, "err", err)
+			continue
+		}
+		for _, d := range derived {
+			ds = append(ds, derivedEvent{e, d})
+			keys[storage.ActivityKey{UserID: d.UserID, EventType: d.Type}] = true
+		}
+	}
+	if len(ds) == 0 {
+		return nil
+	}
+	subs, err := s.Store.ActivitySubscriptionsMatching(ctx, sortedKeys(keys))
+	if err != nil {
+		return fmt.Errorf("activity: %w", err)
+	}
+	if len(subs) == 0 {
+		return nil
+	}
+	out, err := s.render(ctx, ds, index(subs))
+	if err != nil {
+		return err
+	}
+	return s.deliver(ctx, out)
+}
+
+// index groups subscriptions by (user, type).
+func index(subs []storage.ActivitySubscription) map[storage.ActivityKey][]storage.ActivitySubscription {
+	m := map[storage.ActivityKey][]storage.ActivitySubscription{}
+	for _, sub := range subs {
+		k := storage.ActivityKey{UserID: sub.FilterUserID, EventType: sub.EventType}
+		m[k] = append(m[k], sub)
+	}
+	return m
+}
+
+func sortedKeys(m map[storage.ActivityKey]bool) []storage.ActivityKey {
+	out := make([]storage.ActivityKey, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.SortFunc(out, func(a, b storage.ActivityKey) int {
+		return cmp.Or(cmp.Compare(a.UserID, b.UserID), cmp.Compare(a.EventType, b.EventType))
+	})
+	return out
+}
+
+// rendered is one envelope for one subscription.
+type rendered struct {
+	sub  storage.ActivitySubscription
+	ev   events.Event
+	body []byte
+}
+
+// render builds the envelopes of the derived events matched by subs: each
+// subscription receives an event once (a self-like is outbound and inbound
+// for one user; a subscription without direction takes the first), and
+// only the events appended after it was created (a lagging dispatcher
+// does not send a new subscription older events).
+func (s *Sink) render(ctx context.Context, ds []derivedEvent, subs map[storage.ActivityKey][]storage.ActivitySubscription) ([]rendered, error) {
+	r := newPayloads(s.Store, s.Posts)
+	var out []rendered
+	seen := map[[2]int64]bool{} // (seq, subscription)
+	for _, de := range ds {
+		for _, sub := range subs[storage.ActivityKey{UserID: de.d.UserID, EventType: de.d.Type}] {
+			if sub.Direction != "" && sub.Direction != de.d.Direction || seen[[2]int64{de.ev.Seq, sub.ID}] ||
+				de.ev.CreatedAt.Before(sub.CreatedAt) {
+				continue // another direction, delivered already, or an event from before the subscription
+			}
+			p, err := r.payload(ctx, de.d)
+			if err != nil {
+				return nil, fmt.Errorf("activity: event %d: %w", de.ev.Seq, err)
+			}
+			if p == nil {
+				continue // not shown: a protected or gone author, a post the public can not see
+			}
+			body, err := envelope(de.ev, de.d, sub, p)
+			if err != nil {
+				return nil, fmt.Errorf("activity: event %d: %w", de.ev.Seq, err)
+			}
+			seen[[2]int64{de.ev.Seq, sub.ID}] = true
+			out = append(out, rendered{sub: sub, ev: de.ev, body: body})
+		}
+	}
+	return out, nil
+}
+
+// deliver records the webhook deliveries, then publishes every envelope.
+func (s *Sink) deliver(ctx context.Context, out []rendered) error {
+	var hooks []storage.NewActivityDelivery
+	stream := make([]events.Activity, 0, len(out))
+	for _, r := range out {
+		if r.sub.WebhookID != 0 {
+			hooks = append(hooks, storage.NewActivityDelivery{WebhookID: r.sub.WebhookID, AppID: r.sub.AppID,
+				SubscriptionID: r.sub.ID, EventSeq: r.ev.Seq, EventAt: r.ev.CreatedAt, Body: r.body})
+		}
+		stream = append(stream, events.Activity{Seq: r.ev.Seq, AppID: r.sub.AppID, SubscriptionID: r.sub.ID, Body: r.body})
+	}
+	if _, err := s.Store.AddActivityDeliveries(ctx, hooks); err != nil {
+		return fmt.Errorf("activity: %w", err)
+	}
+	slices.SortStableFunc(stream, func(a, b events.Activity) int {
+		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.SubscriptionID, b.SubscriptionID))
+	})
+	if err := s.Bus.PublishActivity(ctx, stream); err != nil {
+		return fmt.Errorf("activity: %w", err)
+	}
+	return nil
+}
+
+func (s *Sink) logger() *slog.Logger {
+	if s.Logger == nil {
+		return slog.Default()
+	}
+	return s.Logger
+}
