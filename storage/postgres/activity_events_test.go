@@ -111,3 +111,57 @@ func TestUpdateUserProfileEvents(t *testing.T) {
 		t.Errorf("taking another user's handle: %v, want storage.ErrConflict", err)
 	}
 }
+
+// TestOperatorProfileChangesAppendEvents: the older operator paths that
+// change a profile (aviary admin user profile, aviary admin user verified)
+// append the same profile.update.* events as UpdateUserProfile, and
+// nothing when no value changed or the field has no event (premium).
+func TestOperatorProfileChangesAppendEvents(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	u := factory.User(t, db, nil)
+	str := func(s string) *string { return &s }
+	tests := []struct {
+		name   string
+		change func() error
+		want   []events.Type
+	}{
+		{"profile", func() error {
+			_, err := db.SetUserProfile(ctx, u.ID, postgres.ProfileChange{Description: str("wrens"), Location: str("Oslo"), CountryCode: str("no")})
+			return err
+		}, []events.Type{events.ProfileUpdateBio, events.ProfileUpdateGeo}},
+		{"profile unchanged", func() error {
+			_, err := db.SetUserProfile(ctx, u.ID, postgres.ProfileChange{Description: str("wrens")})
+			return err
+		}, nil},
+		{"verified on", func() error { return db.SetUserFlag(ctx, u.ID, postgres.UserFlagVerified, true) },
+			[]events.Type{events.ProfileUpdateVerifiedBadge}},
+		{"verified again", func() error { return db.SetUserFlag(ctx, u.ID, postgres.UserFlagVerified, true) }, nil},
+		{"premium", func() error { return db.SetUserFlag(ctx, u.ID, postgres.UserFlagPremium, true) }, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head, err := db.EventHead(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := tt.change(); err != nil {
+				t.Fatal(err)
+			}
+			var got []events.Type
+			for _, e := range eventsOf(t, db, head, func(events.Type) bool { return true }) {
+				if e.UserID != u.ID {
+					t.Errorf("event %s by user %d, want %d", e.Type, e.UserID, u.ID)
+				}
+				got = append(got, e.Type)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("events %v, want %v", got, tt.want)
+			}
+		})
+	}
+	if err := db.SetUserFlag(ctx, 1, postgres.UserFlagVerified, true); !errors.Is(err, storage.ErrNotFound) {
+		t.Errorf("unknown user: %v, want storage.ErrNotFound", err)
+	}
+}

@@ -205,7 +205,9 @@ type ProfileChange struct {
 	PinnedPostID                                             *int64
 }
 
-// SetUserProfile applies change to user id's profile and returns the user.
+// SetUserProfile applies change to user id's profile and returns the user;
+// like UpdateUserProfile, it appends a profile.update.* event per field
+// whose value changed, in the same transaction.
 // An unknown user is storage.ErrNotFound; a pinned post that is not one of
 // the user's live posts is storage.ErrConflict. CountryCode is stored
 // upper-cased and must be two ASCII letters or "".
@@ -231,14 +233,20 @@ func (db *DB) SetUserProfile(ctx context.Context, id int64, change ProfileChange
 				return fmt.Errorf("pinned post %d is not a live post of the user: %w", *p, storage.ErrConflict)
 			}
 		}
-		var err error
+		before, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
 		u, err = scanUser(tx.QueryRow(ctx, `UPDATE users u SET
 				description = COALESCE($2, description), location = COALESCE($3, location), url = COALESCE($4, url),
 				profile_image_url = COALESCE($5, profile_image_url), country_code = COALESCE($6, country_code),
 				pinned_post_id = CASE WHEN $7::bigint IS NULL THEN pinned_post_id ELSE NULLIF($7::bigint, 0) END
 			WHERE u.id = $1 RETURNING `+userColumns,
 			id, change.Description, change.Location, change.URL, change.ProfileImageURL, change.CountryCode, change.PinnedPostID))
-		return err
+		if err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, profileEvents(before, u)...)
 	})
 	return u, err
 }

@@ -48,16 +48,24 @@ const (
 	UserFlagVerified = "verified"
 )
 
-// SetUserFlag sets flag (UserFlagPremium or UserFlagVerified) of user id.
+// SetUserFlag sets flag (UserFlagPremium or UserFlagVerified) of user id;
+// a change of the verified flag appends profile.update.verified_badge in the
+// same transaction.
 func (db *DB) SetUserFlag(ctx context.Context, id int64, flag string, on bool) error {
 	if flag != UserFlagPremium && flag != UserFlagVerified {
 		return fmt.Errorf("set user flag %q: unknown flag", flag)
 	}
-	tag, err := db.pool.Exec(ctx, `UPDATE users SET `+flag+` = $2 WHERE id = $1`, id, on)
-	if err == nil && tag.RowsAffected() == 0 {
-		err = storage.ErrNotFound
-	}
-	return wrap(fmt.Sprintf("set %s of user %d", flag, id), err)
+	return db.inTx(ctx, fmt.Sprintf("set %s of user %d", flag, id), func(tx pgx.Tx) error {
+		before, err := scanUser(tx.QueryRow(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return err
+		}
+		after, err := scanUser(tx.QueryRow(ctx, `UPDATE users u SET `+flag+` = $2 WHERE u.id = $1 RETURNING `+userColumns, id, on))
+		if err != nil {
+			return err
+		}
+		return appendEvents(ctx, tx, profileEvents(before, after)...)
+	})
 }
 
 // CreateMedia records a new upload session; m.ID (from NextID), Key and
