@@ -23,8 +23,8 @@ type envelopeFilter struct {
 	Direction string `json:"direction,omitempty"`
 }
 
-// envelope is the delivery body of d for sub: {data:{event_uuid (the log
-// event's seq), filter (the subscription's), event_type (its type), tag,
+// envelope is the delivery body of d for sub: {data:{event_uuid
+// (EventUUID of the delivery), filter (the subscription's), event_type (its type), tag,
 // payload, includes}}, as the stream's line (without "\r\n") and the
 // webhook's body.
 func envelope(ev events.Event, d Derived, sub storage.ActivitySubscription, p *shown) ([]byte, error) {
@@ -32,7 +32,7 @@ func envelope(ev events.Event, d Derived, sub storage.ActivitySubscription, p *s
 	if sub.FilterUserID != 0 {
 		f.UserID = ids.Format(sub.FilterUserID)
 	}
-	data := envelopeData{EventUUID: ev.ID(), Filter: f, EventType: d.Type, Tag: sub.Tag, Payload: p.Payload}
+	data := envelopeData{EventUUID: EventUUID(ev.Seq, d.Type, d.UserID, d.Direction, sub.ID), Filter: f, EventType: d.Type, Tag: sub.Tag, Payload: p.Payload}
 	if len(p.Includes) > 0 && string(p.Includes) != "null" && string(p.Includes) != "{}" {
 		data.Includes = p.Includes
 	}

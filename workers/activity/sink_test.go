@@ -141,6 +141,10 @@ func TestSink(t *testing.T) {
 	if m := bodies[sMention].Data; m.EventType != "post.mention.create" || m.Filter["user_id"] != id(carol.ID) || m.Payload["id"] != id(p1.ID) {
 		t.Errorf("mention envelope = %+v", m)
 	}
+	if c, m := created.EventUUID, bodies[sMention].Data.EventUUID; c == m ||
+		c != activity.EventUUID(batch[0].Seq, "post.create", alice.ID, "", sCreate) {
+		t.Errorf("event_uuid of post.create %q and of its mention %q: want distinct, per delivery", c, m)
+	}
 	if r := bodies[sReply].Data; r.Payload["id"] != id(reply.ID) || r.Payload["in_reply_to_user_id"] != id(alice.ID) {
 		t.Errorf("reply envelope = %+v", r)
 	}

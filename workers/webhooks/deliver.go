@@ -518,8 +518,8 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set(HeaderSignature, domain.Sign(w.c.ConsumerSecret, body))
-	if row.Kind == storage.DeliveryPost || row.Kind == storage.DeliveryActivity {
-		req.Header.Set(HeaderEventID, strconv.FormatInt(row.EventSeq, 10))
+	if id := eventID(row, body); id != "" {
+		req.Header.Set(HeaderEventID, id)
 	}
 	req.Header.Set(HeaderDelivery, strconv.FormatInt(row.ID, 10))
 	req.Header.Set(HeaderAttempt, strconv.Itoa(row.Attempts+1))
@@ -592,4 +592,25 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n]
+}
+
+// eventID is the x-aviary-event-id of row (body its payload): a post
+// delivery's log event seq; an activity delivery's event_uuid, the
+// delivery's own id (docs/activity.md, "The envelope"); "" for the others.
+func eventID(row storage.WebhookDelivery, body []byte) string {
+	switch row.Kind {
+	case storage.DeliveryPost:
+		return strconv.FormatInt(row.EventSeq, 10)
+	case storage.DeliveryActivity:
+		var env struct {
+			Data struct {
+				EventUUID string `json:"event_uuid"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal(body, &env); err != nil || env.Data.EventUUID == "" {
+			return strconv.FormatInt(row.EventSeq, 10) // not an envelope: the log event, as before
+		}
+		return env.Data.EventUUID
+	}
+	return ""
 }
