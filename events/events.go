@@ -147,7 +147,9 @@ type Like struct {
 }
 
 // ProfileUpdated is the payload of the profile.update.* types: the field's
-// value before and after (strings; booleans for the badges).
+// value before and after, strings ("true"/"false" for the badges, as the
+// platform's schema has them). Older logs may hold booleans; the activity
+// sink renders those as the strings too.
 type ProfileUpdated struct {
 	UserID int64 `json:"user_id"`
 	Before any   `json:"before"`

@@ -100,8 +100,8 @@ func TestUpdateUserProfileEvents(t *testing.T) {
 	if err := json.Unmarshal(evs[2].Payload, &badge); err != nil {
 		t.Fatal(err)
 	}
-	if badge.Before != false || badge.After != true {
-		t.Errorf("verified badge payload %+v, want false to true", badge)
+	if badge.Before != "false" || badge.After != "true" {
+		t.Errorf("verified badge payload %+v, want \"false\" to \"true\" (strings)", badge)
 	}
 	if _, types, err := db.UpdateUserProfile(ctx, u.ID, postgres.ProfileUpdate{Bio: str("birds")}); err != nil || len(types) != 0 {
 		t.Errorf("an unchanged bio wrote %v (err %v), want nothing", types, err)

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/jackc/pgx/v5"
 
@@ -66,6 +67,6 @@ func profileEvents(before, after storage.User) []newEvent {
 	add(events.ProfileUpdateURL, before.URL, after.URL)
 	add(events.ProfileUpdateGeo, before.Location, after.Location)
 	add(events.ProfileUpdatePicture, before.ProfileImageURL, after.ProfileImageURL)
-	add(events.ProfileUpdateVerifiedBadge, before.Verified, after.Verified)
+	add(events.ProfileUpdateVerifiedBadge, strconv.FormatBool(before.Verified), strconv.FormatBool(after.Verified))
 	return out
 }

@@ -76,7 +76,7 @@ func (p *payloads) payload(ctx context.Context, d Derived) (*shown, error) {
 		if err != nil || !ok {
 			return nil, err
 		}
-		body, err := json.Marshal(map[string]any{"before": d.Profile.Before, "after": d.Profile.After})
+		body, err := json.Marshal(map[string]string{"before": profileValue(d.Profile.Before), "after": profileValue(d.Profile.After)})
 		return &shown{Payload: body}, err
 	case d.PostID != 0:
 		m, err := p.post(ctx, d.PostID)
@@ -157,4 +157,19 @@ func likePayload(l events.Like, m *postMessage) (*shown, error) {
 	}
 	includes, err := json.Marshal(inc)
 	return &shown{Payload: body, Includes: includes}, err
+}
+
+// profileValue is a profile.update payload's before or after as the
+// platform's schema has it, a string: booleans (a badge, in logs written
+// before the badges' values became strings) as "true"/"false", nothing as "".
+func profileValue(v any) string {
+	switch v := v.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
 }
