@@ -13,22 +13,27 @@ import (
 	"github.com/aviary-dev/aviary/workers/dispatch"
 )
 
-// activityCursor is the cursor of the dispatcher that delivers activity
-// events (docs/activity.md): its own position in the log, so activity
-// rendering never holds back the filtered stream or the webhook links.
-const activityCursor = "activity"
-
-// startActivityDispatcher runs, in every worker, the "activity"
-// dispatcher (one replica at a time under the cursor's lease) until ctx
-// ends. Its webhook deliveries are sent by the webhooks' Deliverer.
-func startActivityDispatcher(ctx context.Context, wg *sync.WaitGroup, b *backends, log *slog.Logger, reg prometheus.Registerer) {
-	sink := &activity.Sink{Store: b.db, Posts: &render.Hydrator{Store: b.db}, Bus: bus.New(b.redis, eventBusPrefix),
-		Logger: log.With("component", "activity")}
-	d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: []dispatch.Sink{sink}, Logger: log,
-		Registerer: reg, Cursor: activityCursor}
-	wg.Go(func() {
-		if err := d.Run(ctx); err != nil {
-			log.Error("activity dispatcher stopped", "err", err)
-		}
-	})
+// startActivityDispatchers runs, in every worker, the two activity
+// dispatchers (docs/activity.md), each on its own cursor in the log (one
+// replica at a time under the cursor's lease) until ctx ends: "activity"
+// records webhook deliveries (sent by the webhooks' Deliverer) and
+// "activity-stream" publishes to the Redis activity stream, so a Redis
+// outage never stops the webhooks, nor a PostgreSQL write error the
+// stream, and neither holds back the filtered stream or the webhook links.
+func startActivityDispatchers(ctx context.Context, wg *sync.WaitGroup, b *backends, log *slog.Logger, reg prometheus.Registerer) {
+	posts := &render.Hydrator{Store: b.db}
+	sinks := []*activity.Sink{
+		{Mode: activity.Webhooks, Store: b.db, Posts: posts, Logger: log.With("component", activity.WebhooksCursor)},
+		{Mode: activity.Stream, Store: b.db, Posts: posts, Bus: bus.New(b.redis, eventBusPrefix),
+			Logger: log.With("component", activity.StreamCursor)},
+	}
+	for _, sink := range sinks {
+		d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: []dispatch.Sink{sink}, Logger: log,
+			Registerer: reg, Cursor: sink.Name()}
+		wg.Go(func() {
+			if err := d.Run(ctx); err != nil {
+				log.Error("activity dispatcher stopped", "cursor", sink.Name(), "err", err)
+			}
+		})
+	}
 }

@@ -79,7 +79,7 @@ func TestEnvelopesMatchOpenAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := &publisher{}
-	sink := &activity.Sink{Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
+	sink := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
 	handleAll := func(after int64) int64 {
 		batch, err := db.EventsAfter(ctx, after, 500)
 		if err != nil {

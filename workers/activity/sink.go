@@ -31,23 +31,48 @@ type Publisher interface {
 	PublishActivity(ctx context.Context, as []events.Activity) error
 }
 
-// Sink is the "activity" dispatcher's sink (a workers/dispatch.Sink). For
-// a batch it derives the activity events, matches subscriptions by user
-// and type (and direction), renders one envelope per matched
-// subscription, records the webhook deliveries of the subscriptions with a
-// webhook in one transaction (a re-offered batch adds nothing: the unique
-// index), then publishes every envelope to the activity stream. An error
-// leaves the batch to be offered again whole; stream readers skip what
-// they saw by (seq, subscription).
+// Mode is what a Sink does with the envelopes it renders: each mode runs
+// under its own dispatcher cursor, so one failing (PostgreSQL, Redis)
+// never holds the other back.
+type Mode int
+
+const (
+	// Webhooks records the webhook deliveries (cursor "activity").
+	Webhooks Mode = iota
+	// Stream publishes every envelope to the activity stream (cursor
+	// "activity-stream").
+	Stream
+)
+
+// Cursor names, and the sinks', of the two modes.
+const (
+	WebhooksCursor = "activity"
+	StreamCursor   = "activity-stream"
+)
+
+// Sink is an activity dispatcher's sink (a workers/dispatch.Sink). For a
+// batch it derives the activity events, matches subscriptions by user and
+// type (and direction) and renders one envelope per matched subscription;
+// then, by Mode, it records the webhook deliveries of the subscriptions
+// with a webhook in one transaction (a re-offered batch adds nothing: the
+// unique index), or publishes every envelope to the activity stream
+// (stream readers skip what they saw by (seq, subscription)). An error
+// leaves the batch to be offered again whole, to that mode's cursor only.
 type Sink struct {
+	Mode   Mode
 	Store  Store
 	Posts  PostRenderer
-	Bus    Publisher
+	Bus    Publisher // Stream mode only
 	Logger *slog.Logger
 }
 
-// Name names the sink (its metrics).
-func (s *Sink) Name() string { return "activity" }
+// Name names the sink (its metrics): its cursor's name.
+func (s *Sink) Name() string {
+	if s.Mode == Stream {
+		return StreamCursor
+	}
+	return WebhooksCursor
+}
 
 type derivedEvent struct {
 	ev events.Event
@@ -74,7 +99,10 @@ func (s *Sink) Handle(ctx context.Context, batch []events.Event) error {
 	}
 	subs, err := s.Store.ActivitySubscriptionsMatching(ctx, sortedKeys(keys))
 	if err != nil {
-		return fmt.Errorf("activity: %w", err)
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
+	if s.Mode == Webhooks {
+		subs = slices.DeleteFunc(subs, func(sub storage.ActivitySubscription) bool { return sub.WebhookID == 0 })
 	}
 	if len(subs) == 0 {
 		return nil
@@ -83,7 +111,10 @@ func (s *Sink) Handle(ctx context.Context, batch []events.Event) error {
 	if err != nil {
 		return err
 	}
-	return s.deliver(ctx, out)
+	if s.Mode == Stream {
+		return s.publish(ctx, out)
+	}
+	return s.record(ctx, out)
 }
 
 // index groups subscriptions by (user, type).
@@ -147,25 +178,32 @@ func (s *Sink) render(ctx context.Context, ds []derivedEvent, subs map[storage.A
 	return out, nil
 }
 
-// deliver records the webhook deliveries, then publishes every envelope.
-func (s *Sink) deliver(ctx context.Context, out []rendered) error {
-	var hooks []storage.NewActivityDelivery
-	stream := make([]events.Activity, 0, len(out))
+// record records the webhook deliveries of out (all of whose
+// subscriptions have a webhook).
+func (s *Sink) record(ctx context.Context, out []rendered) error {
+	hooks := make([]storage.NewActivityDelivery, 0, len(out))
 	for _, r := range out {
-		if r.sub.WebhookID != 0 {
-			hooks = append(hooks, storage.NewActivityDelivery{WebhookID: r.sub.WebhookID, AppID: r.sub.AppID,
-				SubscriptionID: r.sub.ID, EventSeq: r.ev.Seq, EventAt: r.ev.CreatedAt, Body: r.body})
-		}
-		stream = append(stream, events.Activity{Seq: r.ev.Seq, AppID: r.sub.AppID, SubscriptionID: r.sub.ID, Body: r.body})
+		hooks = append(hooks, storage.NewActivityDelivery{WebhookID: r.sub.WebhookID, AppID: r.sub.AppID,
+			SubscriptionID: r.sub.ID, EventSeq: r.ev.Seq, EventAt: r.ev.CreatedAt, Body: r.body})
 	}
 	if _, err := s.Store.AddActivityDeliveries(ctx, hooks); err != nil {
-		return fmt.Errorf("activity: %w", err)
+		return fmt.Errorf("%s: %w", s.Name(), err)
+	}
+	return nil
+}
+
+// publish sends every envelope of out to the activity stream in (seq,
+// subscription) order, the order the hubs' de-duplication relies on.
+func (s *Sink) publish(ctx context.Context, out []rendered) error {
+	stream := make([]events.Activity, 0, len(out))
+	for _, r := range out {
+		stream = append(stream, events.Activity{Seq: r.ev.Seq, AppID: r.sub.AppID, SubscriptionID: r.sub.ID, Body: r.body})
 	}
 	slices.SortStableFunc(stream, func(a, b events.Activity) int {
 		return cmp.Or(cmp.Compare(a.Seq, b.Seq), cmp.Compare(a.SubscriptionID, b.SubscriptionID))
 	})
 	if err := s.Bus.PublishActivity(ctx, stream); err != nil {
-		return fmt.Errorf("activity: %w", err)
+		return fmt.Errorf("%s: %w", s.Name(), err)
 	}
 	return nil
 }

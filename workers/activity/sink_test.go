@@ -3,6 +3,7 @@ package activity_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"strconv"
 	"testing"
@@ -22,6 +23,21 @@ type publisher struct{ got []events.Activity }
 func (p *publisher) PublishActivity(_ context.Context, as []events.Activity) error {
 	p.got = append(p.got, as...)
 	return nil
+}
+
+// downBus is Redis down: every publish fails.
+type downBus struct{ calls int }
+
+func (b *downBus) PublishActivity(context.Context, []events.Activity) error {
+	b.calls++
+	return errors.New("dial tcp 127.0.0.1:6379: connection refused")
+}
+
+// failingStore is PostgreSQL refusing the deliveries' insert.
+type failingStore struct{ activity.Store }
+
+func (failingStore) AddActivityDeliveries(context.Context, []storage.NewActivityDelivery) (int64, error) {
+	return 0, errors.New("insert: connection reset")
 }
 
 // envelope is the part of a delivery body the test reads.
@@ -95,16 +111,23 @@ func TestSink(t *testing.T) {
 	// A subscription made after the events: none of them is its.
 	sub("post.create", alice, "", "late", false)
 	pub := &publisher{}
-	sink := &activity.Sink{Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
+	hooks := &activity.Sink{Mode: activity.Webhooks, Store: db, Posts: &render.Hydrator{Store: db}}
+	stream := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
+	handle := func(batch []events.Event) {
+		t.Helper()
+		for _, sink := range []*activity.Sink{hooks, stream} {
+			if err := sink.Handle(ctx, batch); err != nil {
+				t.Fatalf("%s: %v", sink.Name(), err)
+			}
+		}
+	}
 	batch, err := db.EventsAfter(ctx, 0, 500)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The sink renders a post when it handles its event: a post deleted
 	// by then is not shown, so the deletion comes in a later batch.
-	if err := sink.Handle(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	handle(batch)
 	if _, err := db.DeletePost(ctx, p1.ID, time.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -112,9 +135,7 @@ func TestSink(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := sink.Handle(ctx, later); err != nil {
-		t.Fatal(err)
-	}
+	handle(later)
 	batch = append(batch, later...)
 	// bob's inbound like: carol's reply is carol's, so no like reaches bob.
 	want := []int64{sCreate, sMention, sReply, sBio, sDelete}
@@ -170,11 +191,71 @@ func TestSink(t *testing.T) {
 	if got, want := deliveries(), []int64{sCreate, sMention, sBio, sDelete}; !slices.Equal(got, want) {
 		t.Fatalf("webhook deliveries for subscriptions %v, want %v", got, want)
 	}
-	if err := sink.Handle(ctx, batch); err != nil {
+	if err := hooks.Handle(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
 	if got := deliveries(); len(got) != 4 {
 		t.Errorf("after a re-offered batch: %d deliveries, want 4", len(got))
+	}
+}
+
+// TestSinkModesFailIndependently: with Redis down the stream sink fails
+// (its cursor offers the batch again) while the webhook sink records its
+// deliveries; with the deliveries' insert failing the webhook sink fails
+// while the stream sink publishes. The webhook sink never publishes.
+func TestSinkModesFailIndependently(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, pool := storagetest.NewDBWithPool(t)
+	app := factory.App(t, db, nil)
+	hook, err := db.CreateWebhook(ctx, storage.WebhookCreate{AppID: app.ID, URL: "https://receiver.example/b", CheckedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alice := factory.User(t, db, nil)
+	withHook := factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: "post.create",
+		FilterUserID: alice.ID, WebhookID: hook.ID})
+	streamOnly := factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: "post.create",
+		FilterUserID: alice.ID})
+	factory.Post(t, db, &factory.PostOpts{Author: alice, Text: "one"})
+	batch, err := db.EventsAfter(ctx, 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	posts := &render.Hydrator{Store: db}
+	down := &downBus{}
+	if err := (&activity.Sink{Mode: activity.Stream, Store: db, Posts: posts, Bus: down}).Handle(ctx, batch); err == nil || down.calls != 1 {
+		t.Errorf("stream sink with Redis down: err %v after %d publishes, want an error after 1", err, down.calls)
+	}
+	hooks := &activity.Sink{Mode: activity.Webhooks, Store: db, Posts: posts, Bus: down}
+	if err := hooks.Handle(ctx, batch); err != nil || down.calls != 1 {
+		t.Errorf("webhook sink with Redis down: err %v, %d publishes; want it to record without publishing", err, down.calls)
+	}
+	var subs []int64
+	rows, err := pool.Query(ctx, `SELECT subscription_id FROM webhook_deliveries WHERE kind = 'activity' ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if subs, err = collect(rows); err != nil || !slices.Equal(subs, []int64{withHook}) {
+		t.Errorf("recorded deliveries for %v (err %v), want %d's only", subs, err, withHook)
+	}
+
+	pub := &publisher{}
+	if err := (&activity.Sink{Mode: activity.Webhooks, Store: failingStore{db}, Posts: posts}).Handle(ctx, batch); err == nil {
+		t.Error("webhook sink with a failing insert: no error, want the batch offered again")
+	}
+	if err := (&activity.Sink{Mode: activity.Stream, Store: failingStore{db}, Posts: posts, Bus: pub}).Handle(ctx, batch); err != nil {
+		t.Fatalf("stream sink with a failing deliveries insert: %v", err)
+	}
+	var published []int64
+	for _, a := range pub.got {
+		published = append(published, a.SubscriptionID)
+	}
+	if !slices.Equal(published, []int64{withHook, streamOnly}) {
+		t.Errorf("published for %v, want %v (every subscription, in order)", published, []int64{withHook, streamOnly})
+	}
+	if (&activity.Sink{Mode: activity.Stream}).Name() != activity.StreamCursor || hooks.Name() != activity.WebhooksCursor {
+		t.Errorf("sink names %q, %q: want the cursors' names", (&activity.Sink{Mode: activity.Stream}).Name(), hooks.Name())
 	}
 }
 
@@ -204,7 +285,7 @@ func TestSinkLikeDirections(t *testing.T) {
 		t.Fatal(err)
 	}
 	pub := &publisher{}
-	if err := (&activity.Sink{Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}).Handle(ctx, batch); err != nil {
+	if err := (&activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}).Handle(ctx, batch); err != nil {
 		t.Fatal(err)
 	}
 	got := map[int64]int{}
