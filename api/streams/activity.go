@@ -50,7 +50,9 @@ func (m *Module) activityStream(w http.ResponseWriter, r *http.Request) error {
 }
 
 // activityBackfillSince reads backfill_minutes (0 to 5) and start_time
-// (RFC 3339, not with backfill_minutes) and returns the time the backfill
+// (RFC 3339, not with backfill_minutes, at most MaxBackfillMinutes before
+// the request, as backfill_minutes is: the backfill reads the Redis stream
+// of every app, so its reach is bounded) and returns the time the backfill
 // starts at (zero: none). end_time is checked and refused: the stream is
 // open-ended (docs/activity.md).
 func (m *Module) activityBackfillSince(r *http.Request) (time.Time, error) {
@@ -66,6 +68,9 @@ func (m *Module) activityBackfillSince(r *http.Request) (time.Time, error) {
 		q.Fail("end_time", "The `end_time` query parameter is not supported by this server's activity stream (it is open-ended).", q.Raw("end_time"))
 	case hasStart && minutes > 0:
 		q.Fail("start_time", "The `start_time` and `backfill_minutes` query parameters can not be used together.", q.Raw("start_time"))
+	case hasStart && start.Before(m.Clock().Add(-MaxBackfillMinutes*time.Minute)):
+		q.Fail("start_time", fmt.Sprintf("The `start_time` query parameter value [%s] is more than %d minutes before the request.",
+			q.Raw("start_time"), MaxBackfillMinutes), q.Raw("start_time"))
 	case hasStart:
 		return start, nil
 	case minutes > 0:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,6 +31,19 @@ func TestActivityStreamRouting(t *testing.T) {
 	}
 	if r := b.Call(t, "GET", activityPath+"?end_time=2026-01-01T00:00:00Z", b.Bearer, "", nil); r.Status != 400 {
 		t.Errorf("end_time: %d %s, want 400", r.Status, r.Raw)
+	}
+	// The backfill reaches at most 5 minutes back, by either parameter.
+	stamp := func(d time.Duration) string { return time.Now().Add(d).UTC().Format(time.RFC3339) }
+	for _, tt := range []struct{ query, param string }{
+		{"start_time=" + stamp(-6*time.Minute), "start_time"},
+		{"start_time=2020-01-01T00:00:00Z", "start_time"},
+		{"backfill_minutes=6", "backfill_minutes"},
+		{"backfill_minutes=-1", "backfill_minutes"},
+	} {
+		r := b.Call(t, "GET", activityPath+"?"+tt.query, b.Bearer, "", nil)
+		if r.Status != 400 || !strings.Contains(string(r.Raw), tt.param) || !strings.Contains(string(r.Raw), "invalid-request") {
+			t.Errorf("%s: %d %s, want 400 invalid-request naming %s", tt.query, r.Status, r.Raw, tt.param)
+		}
 	}
 	body := func(n int) json.RawMessage { return json.RawMessage(fmt.Sprintf(`{"data":{"event_uuid":"%d"}}`, n)) }
 	ctx := context.Background()
@@ -74,5 +88,11 @@ func TestActivityStreamRouting(t *testing.T) {
 		if !ok || apitest.Obj(decode(t, line), "data", "event_uuid") != want {
 			t.Fatalf("backfill: %q, want event %s", line, want)
 		}
+	}
+	back.Close()
+	time.Sleep(200 * time.Millisecond)
+	since := open(t, b.Srv.URL, activityPath+"?start_time="+stamp(-4*time.Minute), b.Bearer)
+	if line, ok := since.next(t, 3*time.Second); !ok || apitest.Obj(decode(t, line), "data", "event_uuid") != "5" {
+		t.Fatalf("backfill from a start_time 4 minutes ago: %q, want event 5 first", line)
 	}
 }
