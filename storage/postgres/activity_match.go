@@ -81,12 +81,3 @@ func (db *DB) AddActivityDeliveries(ctx context.Context, ds []storage.NewActivit
 	})
 	return n, wrap("record activity deliveries", err)
 }
-
-// ActivitySubscriptionsOfApp returns app's subscriptions, by id: the
-// activity stream's backfill matches the log against them.
-func (db *DB) ActivitySubscriptionsOfApp(ctx context.Context, app int64) ([]storage.ActivitySubscription, error) {
-	out, err := scanActivitySubscriptions(db.pool.Query(ctx, `SELECT `+activitySubscriptionColumns+`
-		FROM activity_subscriptions s LEFT JOIN webhooks w ON w.id = s.webhook_id
-		WHERE s.app_id = $1 ORDER BY s.id`, app))
-	return out, wrap("load activity subscriptions of app", err)
-}
