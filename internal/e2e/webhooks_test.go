@@ -86,7 +86,15 @@ func (r *receiver) stop() {
 	r.srv = nil
 	r.mu.Unlock()
 	if srv != nil {
-		srv.Close()
+		// Shutdown, not Close: a POST the receiver has recorded gets its
+		// 200 before the receiver goes away. Close could cut that answer
+		// off, and the deliverer (at least once) would rightly send the
+		// delivery again, which the test would count as a duplicate.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if srv.Shutdown(ctx) != nil {
+			srv.Close()
+		}
 	}
 }
 

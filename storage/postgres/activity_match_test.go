@@ -11,7 +11,9 @@ import (
 )
 
 // TestActivityMatchAndDeliveries: subscriptions match by (user, type);
-// one whose webhook was deleted matches with WebhookID 0; activity
+// deleting a webhook deletes its subscriptions, and one whose webhook is
+// marked deleted before that (the moment between the two) matches with
+// WebhookID 0; activity
 // deliveries keep their subscription, skip a deleted webhook and a
 // (webhook, event, subscription) recorded already.
 func TestActivityMatchAndDeliveries(t *testing.T) {
@@ -26,15 +28,19 @@ func TestActivityMatchAndDeliveries(t *testing.T) {
 		}
 		return w
 	}
-	live, gone := hook("live"), hook("gone")
+	live, gone, racing := hook("live"), hook("gone"), hook("racing")
 	sub := func(typ string, user, webhook int64) int64 {
 		return factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: typ, FilterUserID: user, WebhookID: webhook})
 	}
 	a := sub("post.create", 1, live.ID)
-	b := sub("post.create", 1, gone.ID)
+	sub("post.create", 1, gone.ID) // deleted with its webhook
+	b := sub("post.create", 1, racing.ID)
 	c := sub("post.delete", 1, live.ID)
 	sub("post.create", 2, live.ID)
 	if err := db.DeleteWebhook(ctx, app.ID, gone.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.Exec(ctx, `UPDATE webhooks SET deleted_at = now() WHERE id = $1`, racing.ID); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.ActivitySubscriptionsMatching(ctx, []storage.ActivityKey{{UserID: 1, EventType: "post.create"}, {UserID: 1, EventType: "post.delete"}})
@@ -46,12 +52,12 @@ func TestActivityMatchAndDeliveries(t *testing.T) {
 		hooks[s.ID] = s.WebhookID
 	}
 	if len(got) != 3 || hooks[a] != live.ID || hooks[b] != 0 || hooks[c] != live.ID {
-		t.Fatalf("matched %+v, want a and c on the live webhook, b without its deleted one", got)
+		t.Fatalf("matched %+v, want a and c on the live webhook, b without its deleted one (and nothing of the webhook deleted with its subscriptions)", got)
 	}
 	at := time.Now()
 	ds := []storage.NewActivityDelivery{{WebhookID: live.ID, AppID: app.ID, SubscriptionID: a, EventSeq: 9, EventAt: at, Body: []byte(`{"data":{}}`)},
 		{WebhookID: live.ID, AppID: app.ID, SubscriptionID: c, EventSeq: 9, EventAt: at, Body: []byte(`{"data":{}}`)},
-		{WebhookID: gone.ID, AppID: app.ID, SubscriptionID: b, EventSeq: 9, EventAt: at, Body: []byte(`{"data":{}}`)}}
+		{WebhookID: racing.ID, AppID: app.ID, SubscriptionID: b, EventSeq: 9, EventAt: at, Body: []byte(`{"data":{}}`)}}
 	for i, want := range []int64{2, 0} {
 		n, err := db.AddActivityDeliveries(ctx, ds)
 		if err != nil || n != want {
