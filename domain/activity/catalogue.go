@@ -182,6 +182,20 @@ func Names() []string {
 	return out
 }
 
+// PrivateNames lists the canonical names of the private types, sorted:
+// storage delivers their events only while the subscription's creator
+// still grants the app (docs/activity.md, "Private subscriptions").
+func PrivateNames() []string {
+	var out []string
+	for _, s := range catalogue {
+		if s.Private {
+			out = append(out, s.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Category is the part of a name before its first dot ("post",
 // "profile", ...).
 func Category(name string) string {
