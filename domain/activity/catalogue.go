@@ -182,13 +182,15 @@ func Names() []string {
 	return out
 }
 
-// PrivateNames lists the canonical names of the private types, sorted:
-// storage delivers their events only while the subscription's creator
-// still grants the app (docs/activity.md, "Private subscriptions").
-func PrivateNames() []string {
+// GrantBoundNames lists, sorted, the private types whose events storage
+// delivers only while the subscription's creator still grants the app
+// (docs/activity.md, "Private subscriptions and revocation"): every
+// private type but oauth.revoke, whose event reports the end of that grant
+// and so must outlive it.
+func GrantBoundNames() []string {
 	var out []string
 	for _, s := range catalogue {
-		if s.Private {
+		if s.Private && s.Name != "oauth.revoke" {
 			out = append(out, s.Name)
 		}
 	}

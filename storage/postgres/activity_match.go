@@ -10,9 +10,10 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 )
 
-// privateActivityTypes are the private event types (domain/activity):
-// a subscription to one delivers only while liveGrant holds.
-var privateActivityTypes = activity.PrivateNames()
+// privateActivityTypes are the private event types bound to the grant
+// (domain/activity.GrantBoundNames; not oauth.revoke): a subscription to
+// one delivers only while liveGrant holds.
+var privateActivityTypes = activity.GrantBoundNames()
 
 // liveGrant is the condition, on subscription s, that its app still holds
 // a grant of the user who created it (docs/activity.md, "Private

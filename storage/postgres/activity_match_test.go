@@ -104,6 +104,7 @@ func TestActivityPrivateNeedsLiveGrant(t *testing.T) {
 		want  bool
 	}{
 		{"private without grant", "like.create", func(*testing.T, storage.App, storage.App, storage.User, string) {}, false},
+		{"oauth.revoke outlives the grant", "oauth.revoke", func(*testing.T, storage.App, storage.App, storage.User, string) {}, true},
 		{"public without grant", "post.create", func(*testing.T, storage.App, storage.App, storage.User, string) {}, true},
 		{"live OAuth 1.0a token", "like.create", func(t *testing.T, app, _ storage.App, u storage.User, _ string) {
 			factory.AccessToken(t, db, app, u, "")
