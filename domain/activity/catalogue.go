@@ -182,6 +182,22 @@ func Names() []string {
 	return out
 }
 
+// GrantBoundNames lists, sorted, the private types whose events storage
+// delivers only while the subscription's creator still grants the app
+// (docs/activity.md, "Private subscriptions and revocation"): every
+// private type but oauth.revoke, whose event reports the end of that grant
+// and so must outlive it.
+func GrantBoundNames() []string {
+	var out []string
+	for _, s := range catalogue {
+		if s.Private && s.Name != "oauth.revoke" {
+			out = append(out, s.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
 // Category is the part of a name before its first dot ("post",
 // "profile", ...).
 func Category(name string) string {

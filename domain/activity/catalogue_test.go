@@ -154,3 +154,18 @@ func TestCategory(t *testing.T) {
 		}
 	}
 }
+
+// TestGrantBoundNames: every private type but oauth.revoke, no public one.
+func TestGrantBoundNames(t *testing.T) {
+	got := GrantBoundNames()
+	for _, name := range Names() {
+		s, _ := Lookup(name)
+		want := s.Private && name != "oauth.revoke"
+		if slices.Contains(got, name) != want {
+			t.Errorf("%s in GrantBoundNames: %v, want %v", name, !want, want)
+		}
+	}
+	if !slices.Contains(got, "like.create") || slices.Contains(got, "post.create") {
+		t.Errorf("GrantBoundNames = %v", got)
+	}
+}

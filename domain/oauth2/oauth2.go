@@ -207,17 +207,56 @@ func HashSecret(s string) []byte {
 	return sum[:]
 }
 
-// OAuth1Scopes are the scopes an OAuth 1.0a access token stands for: every
-// scope of its access level (a read token: the read scopes, offline.access
-// and no write scope).
-func OAuth1Scopes(canWrite bool) []string {
+// oauth1Level is the OAuth 1.0a access level that covers a scope.
+type oauth1Level int
+
+const (
+	// oauth1Read: any token, on the API and in a token exchange.
+	oauth1Read oauth1Level = iota + 1
+	// oauth1Write: a read-write token, on the API and in an exchange
+	// (Aviary's read-write level stands for the platform's "read, write
+	// and Direct Messages" too, hence dm.read here).
+	oauth1Write
+	// oauth1APIOnly: a read-write token on the API, never granted by an
+	// exchange (bookmarks, Spaces, email: the user never authorized them
+	// under OAuth 1.0a; docs/oauth.md, "Token exchange").
+	oauth1APIOnly
+)
+
+// oauth1Levels is the one table both OAuth1Scopes and ExchangeScopes read,
+// so a token of either level carries the same scopes on the API as its
+// exchange grants (read-write: plus the API-only ones). Every scope of
+// Scopes has a row (TestOAuth1LevelsCover).
+var oauth1Levels = map[string]oauth1Level{
+	TweetRead: oauth1Read, UsersRead: oauth1Read, FollowsRead: oauth1Read, FollowRead: oauth1Read,
+	MuteRead: oauth1Read, BlockRead: oauth1Read, ListRead: oauth1Read, LikeRead: oauth1Read,
+	BroadcastRead: oauth1Read, OfflineAccess: oauth1Read,
+
+	TweetWrite: oauth1Write, TweetModerateWrite: oauth1Write, FollowsWrite: oauth1Write, LikeWrite: oauth1Write,
+	ListWrite: oauth1Write, MuteWrite: oauth1Write, BlockWrite: oauth1Write, MediaWrite: oauth1Write,
+	DMRead: oauth1Write, DMWrite: oauth1Write,
+
+	BookmarkRead: oauth1APIOnly, BookmarkWrite: oauth1APIOnly, SpaceRead: oauth1APIOnly, UsersEmail: oauth1APIOnly,
+}
+
+// oauth1Select returns the scopes whose level keep accepts, in Scopes
+// order.
+func oauth1Select(keep func(oauth1Level) bool) []string {
 	var out []string
 	for _, s := range Scopes {
-		if canWrite || !strings.HasSuffix(s.Name, ".write") {
+		if keep(oauth1Levels[s.Name]) {
 			out = append(out, s.Name)
 		}
 	}
 	return out
+}
+
+// OAuth1Scopes are the scopes an OAuth 1.0a access token stands for on the
+// API, in Scopes order: a read token the read rows of oauth1Levels (what
+// its exchange grants; no write scope, no dm.read), a read-write token
+// every scope.
+func OAuth1Scopes(canWrite bool) []string {
+	return oauth1Select(func(l oauth1Level) bool { return l == oauth1Read || canWrite })
 }
 
 // Token exchange (RFC 8693) of an OAuth 1.0a access token, as the
@@ -227,31 +266,11 @@ const (
 	TokenTypeOAuth1    = "urn:x:params:oauth:token-type:oauth1_token"
 )
 
-// exchangeRead and exchangeWrite are the scopes the platform maps an
-// OAuth 1.0a read, and read-write, permission to (docs/oauth.md, "Token
-// exchange"), restricted to the scopes Aviary knows.
-var (
-	exchangeRead = []string{TweetRead, UsersRead, FollowsRead, FollowRead, MuteRead, BlockRead, ListRead, LikeRead, BroadcastRead}
-	// Aviary's read-write level is its most permissive one, so it stands
-	// for the platform's "read, write and Direct Messages" too.
-	exchangeWrite = []string{TweetWrite, TweetModerateWrite, FollowsWrite, LikeWrite, ListWrite, MuteWrite, BlockWrite, MediaWrite, DMRead, DMWrite}
-)
-
 // ExchangeScopes are the scopes a token exchange grants for an OAuth 1.0a
 // token of the access level (canWrite: read-write), in Scopes order:
 // what the user authorized, never more, and always offline.access. Scopes
 // the original authorization did not cover (bookmarks, Spaces, email) are
 // not granted.
 func ExchangeScopes(canWrite bool) []string {
-	names := append([]string{OfflineAccess}, exchangeRead...)
-	if canWrite {
-		names = append(names, exchangeWrite...)
-	}
-	var out []string
-	for _, s := range Scopes {
-		if slices.Contains(names, s.Name) {
-			out = append(out, s.Name)
-		}
-	}
-	return out
+	return oauth1Select(func(l oauth1Level) bool { return l == oauth1Read || canWrite && l == oauth1Write })
 }

@@ -52,11 +52,49 @@ func TestParseScope(t *testing.T) {
 	if Subset([]string{TweetWrite}, []string{TweetRead}) || !Subset(nil, nil) {
 		t.Error("Subset")
 	}
-	if read := OAuth1Scopes(false); slices.Contains(read, TweetWrite) || !slices.Contains(read, TweetRead) {
-		t.Errorf("read-only OAuth 1.0a scopes %v", read)
+}
+
+// TestOAuth1Scopes: what an OAuth 1.0a token carries on the API; a read
+// token carries exactly what its exchange grants (dm.read, bookmarks,
+// Spaces and email are not read-level), a read-write token everything.
+func TestOAuth1Scopes(t *testing.T) {
+	all := make([]string, len(Scopes))
+	for i, s := range Scopes {
+		all[i] = s.Name
 	}
-	if rw := OAuth1Scopes(true); !slices.Contains(rw, TweetWrite) || !slices.Contains(rw, MediaWrite) {
-		t.Errorf("read-write OAuth 1.0a scopes %v", rw)
+	tests := []struct {
+		name       string
+		canWrite   bool
+		want, lack []string
+	}{
+		{"read", false, ExchangeScopes(false), []string{TweetWrite, DMRead, DMWrite, BookmarkRead, SpaceRead, UsersEmail, MediaWrite}},
+		{"read-write", true, all, nil},
+	}
+	for _, tt := range tests {
+		got := OAuth1Scopes(tt.canWrite)
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: OAuth1Scopes = %v, want %v", tt.name, got, tt.want)
+		}
+		for _, s := range tt.lack {
+			if slices.Contains(got, s) {
+				t.Errorf("%s: OAuth1Scopes grants %s", tt.name, s)
+			}
+		}
+	}
+}
+
+// TestOAuth1LevelsCover: every scope has an OAuth 1.0a level, and the
+// table names no unknown scope.
+func TestOAuth1LevelsCover(t *testing.T) {
+	for _, s := range Scopes {
+		if oauth1Levels[s.Name] == 0 {
+			t.Errorf("scope %s has no OAuth 1.0a level", s.Name)
+		}
+	}
+	for name := range oauth1Levels {
+		if !Known(name) {
+			t.Errorf("oauth1Levels names unknown scope %s", name)
+		}
 	}
 }
 

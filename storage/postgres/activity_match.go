@@ -6,8 +6,33 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/aviary-dev/aviary/domain/activity"
 	"github.com/aviary-dev/aviary/storage"
 )
+
+// privateActivityTypes are the private event types bound to the grant
+// (domain/activity.GrantBoundNames; not oauth.revoke): a subscription to
+// one delivers only while liveGrant holds.
+var privateActivityTypes = activity.GrantBoundNames()
+
+// liveGrant is the condition, on subscription s, that its app still holds
+// a grant of the user who created it (docs/activity.md, "Private
+// subscriptions"): a live OAuth 1.0a access token, or a live OAuth 2.0
+// family (not revoked) with a token the app can still use (not revoked,
+// not rotated, not expired; a live refresh token keeps the grant after its
+// access token expired or was revoked alone). Revoking the OAuth 1.0a
+// token, the family, or the family's last usable token ends it.
+const liveGrant = `(EXISTS (SELECT 1 FROM access_tokens k
+		WHERE k.app_id = s.app_id AND k.user_id = s.created_by AND k.revoked_at IS NULL)
+	OR EXISTS (SELECT 1 FROM oauth2_families f JOIN oauth2_tokens t ON t.family_id = f.id
+		WHERE f.app_id = s.app_id AND f.user_id = s.created_by AND f.revoked_at IS NULL
+		  AND t.revoked_at IS NULL AND t.used_at IS NULL AND t.expires_at > now()))`
+
+// grantedPrivate is the WHERE clause part keeping a private subscription
+// only while liveGrant holds; its parameter is privateActivityTypes.
+func grantedPrivate(param string) string {
+	return `(NOT s.event_type = ANY(` + param + `::text[]) OR ` + liveGrant + `)`
+}
 
 // The activity sink's queries (docs/activity.md, "Events and delivery"):
 // matching subscriptions, recording their webhook deliveries.
@@ -29,7 +54,9 @@ func scanActivitySubscriptions(rows pgx.Rows, err error) ([]storage.ActivitySubs
 }
 
 // ActivitySubscriptionsMatching returns the subscriptions filtering by the
-// user and naming the event type of any of keys, ordered by id. A
+// user and naming the event type of any of keys, ordered by id; a private
+// type's subscription only while its creator's grant to the app is live
+// (liveGrant), so revoking the app stops its deliveries. A
 // subscription whose webhook was deleted comes with WebhookID 0 (its
 // events still reach the stream).
 func (db *DB) ActivitySubscriptionsMatching(ctx context.Context, keys []storage.ActivityKey) ([]storage.ActivitySubscription, error) {
@@ -43,7 +70,8 @@ func (db *DB) ActivitySubscriptionsMatching(ctx context.Context, keys []storage.
 	out, err := scanActivitySubscriptions(db.pool.Query(ctx, `SELECT `+activitySubscriptionColumns+`
 		FROM activity_subscriptions s LEFT JOIN webhooks w ON w.id = s.webhook_id
 		WHERE (s.filter_user_id, s.event_type) IN (SELECT * FROM unnest($1::bigint[], $2::text[]))
-		ORDER BY s.id`, users, types))
+		  AND `+grantedPrivate("$3")+`
+		ORDER BY s.id`, users, types, privateActivityTypes))
 	return out, wrap("match activity subscriptions", err)
 }
 

@@ -1,6 +1,7 @@
 package postgres_test
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -78,5 +79,85 @@ func TestActivityMatchAndDeliveries(t *testing.T) {
 	}
 	if rows.Close(); !slices.Equal(subs, []int64{a, c}) {
 		t.Errorf("activity deliveries of subscriptions %v, want %v", subs, []int64{a, c})
+	}
+}
+
+// TestActivityPrivateNeedsLiveGrant: a private type's subscription
+// matches only while its app holds a live grant of the user who created
+// it (an OAuth 1.0a access token or an OAuth 2.0 family with a usable
+// token); public types match without one; another app's grant does not
+// count. The stream backfill's ActivitySubscriptionsOfApp agrees.
+func TestActivityPrivateNeedsLiveGrant(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, pool := storagetest.NewDBWithPool(t)
+	exec := func(sql string, args ...any) {
+		t.Helper()
+		if _, err := pool.Exec(ctx, sql, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	revoke2 := func(app storage.App, token string) {
+		t.Helper()
+		if _, err := db.RevokeOAuth2Token(ctx, token, app.ID, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		name  string
+		typ   string
+		setup func(t *testing.T, app, other storage.App, user storage.User, tag string)
+		want  bool
+	}{
+		{"private without grant", "like.create", func(*testing.T, storage.App, storage.App, storage.User, string) {}, false},
+		{"oauth.revoke outlives the grant", "oauth.revoke", func(*testing.T, storage.App, storage.App, storage.User, string) {}, true},
+		{"public without grant", "post.create", func(*testing.T, storage.App, storage.App, storage.User, string) {}, true},
+		{"live OAuth 1.0a token", "like.create", func(t *testing.T, app, _ storage.App, u storage.User, _ string) {
+			factory.AccessToken(t, db, app, u, "")
+		}, true},
+		{"revoked OAuth 1.0a token", "mute.mute", func(t *testing.T, app, _ storage.App, u storage.User, _ string) {
+			if err := db.RevokeAccessToken(ctx, factory.AccessToken(t, db, app, u, "").Token); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"live OAuth 2.0 grant", "like.create", func(t *testing.T, app, _ storage.App, u storage.User, tag string) {
+			grant(t, db, app.ID, u.ID, tag+"c", tag+"a", tag+"r")
+		}, true},
+		{"revoked OAuth 2.0 family", "like.create", func(t *testing.T, app, _ storage.App, u storage.User, tag string) {
+			grant(t, db, app.ID, u.ID, tag+"c", tag+"a", tag+"r")
+			revoke2(app, tag+"r")
+		}, false},
+		{"OAuth 2.0 access revoked, refresh live", "dm.sent", func(t *testing.T, app, _ storage.App, u storage.User, tag string) {
+			grant(t, db, app.ID, u.ID, tag+"c", tag+"a", tag+"r")
+			revoke2(app, tag+"a")
+		}, true},
+		{"OAuth 2.0 access revoked, no refresh", "like.create", func(t *testing.T, app, _ storage.App, u storage.User, tag string) {
+			grant(t, db, app.ID, u.ID, tag+"c", tag+"a", "")
+			revoke2(app, tag+"a")
+		}, false},
+		{"OAuth 2.0 tokens expired", "block.block", func(t *testing.T, app, _ storage.App, u storage.User, tag string) {
+			grant(t, db, app.ID, u.ID, tag+"c", tag+"a", tag+"r")
+			exec(`UPDATE oauth2_tokens SET expires_at = now() - interval '1 second'
+				WHERE family_id IN (SELECT id FROM oauth2_families WHERE app_id = $1)`, app.ID)
+		}, false},
+		{"another app's grants", "like.create", func(t *testing.T, _, other storage.App, u storage.User, tag string) {
+			factory.AccessToken(t, db, other, u, "")
+			grant(t, db, other.ID, u.ID, tag+"c", tag+"a", tag+"r")
+		}, false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			app, other := factory.App(t, db, nil), factory.App(t, db, nil)
+			user := factory.User(t, db, nil)
+			tt.setup(t, app, other, user, fmt.Sprintf("grant-%d-", i))
+			id := factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: tt.typ, FilterUserID: user.ID, CreatedBy: user.ID})
+			matched, err := db.ActivitySubscriptionsMatching(ctx, []storage.ActivityKey{{UserID: user.ID, EventType: tt.typ}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := slices.ContainsFunc(matched, func(s storage.ActivitySubscription) bool { return s.ID == id }); got != tt.want {
+				t.Errorf("ActivitySubscriptionsMatching has subscription: %v, want %v", got, tt.want)
+			}
+		})
 	}
 }
