@@ -69,16 +69,23 @@ func (b *Bus) ReadActivity(ctx context.Context, after string, block time.Duratio
 	}
 	var out []ActivityDelivery
 	for _, s := range res {
-		for _, msg := range s.Messages {
-			d := ActivityDelivery{StreamID: msg.ID}
-			raw, _ := msg.Values["a"].(string)
-			if json.Unmarshal([]byte(raw), &d.Activity) != nil {
-				d.Activity = events.Activity{}
-			}
-			out = append(out, d)
-		}
+		out = appendActivities(out, s.Messages)
 	}
 	return out, nil
+}
+
+// appendActivities decodes msgs onto out; an entry that does not decode
+// keeps its stream id with an empty Activity (readers skip it and move on).
+func appendActivities(out []ActivityDelivery, msgs []redis.XMessage) []ActivityDelivery {
+	for _, msg := range msgs {
+		d := ActivityDelivery{StreamID: msg.ID}
+		raw, _ := msg.Values["a"].(string)
+		if json.Unmarshal([]byte(raw), &d.Activity) != nil {
+			d.Activity = events.Activity{}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // ActivitySince returns up to count activities added to the stream at or
@@ -95,14 +102,5 @@ func (b *Bus) ActivitySince(ctx context.Context, since time.Time, after string, 
 	if err != nil {
 		return nil, fmt.Errorf("read activity since %s: %w", since.Format(time.RFC3339), err)
 	}
-	out := make([]ActivityDelivery, 0, len(msgs))
-	for _, msg := range msgs {
-		d := ActivityDelivery{StreamID: msg.ID}
-		raw, _ := msg.Values["a"].(string)
-		if json.Unmarshal([]byte(raw), &d.Activity) != nil {
-			d.Activity = events.Activity{}
-		}
-		out = append(out, d)
-	}
-	return out, nil
+	return appendActivities(make([]ActivityDelivery, 0, len(msgs)), msgs), nil
 }
