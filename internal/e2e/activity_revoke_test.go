@@ -17,13 +17,7 @@ import (
 func TestActivityPrivateStopsOnRevoke(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local", workers: 1, env: webhookEnv})
-	recv := newReceiver(t, s.creds.ConsumerSecret)
-	created := s.bearerAt(s.baseURL, http.MethodPost, "/2/webhooks", map[string]any{"url": recv.url()})
-	hookData, _ := created.Body["data"].(map[string]any)
-	hookID, _ := hookData["id"].(string)
-	if created.Status != http.StatusOK || hookID == "" {
-		t.Fatalf("POST /2/webhooks answered %d %s", created.Status, created.Raw)
-	}
+	recv, hookID := newWebhookReceiver(t, s)
 	carolTok, bobTok := s.userToken("carol_revoke"), s.userToken("bob_revoke")
 	carol, err := s.db.UserByUsername(t.Context(), "carol_revoke")
 	if err != nil {

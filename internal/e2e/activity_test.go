@@ -46,13 +46,7 @@ func webhookActivity(ds []delivery) []string {
 func TestActivityEndToEnd(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local", workers: 1, env: webhookEnv})
-	recv := newReceiver(t, s.creds.ConsumerSecret)
-	created := s.bearerAt(s.baseURL, http.MethodPost, "/2/webhooks", map[string]any{"url": recv.url()})
-	hookData, _ := created.Body["data"].(map[string]any)
-	hookID, _ := hookData["id"].(string)
-	if created.Status != http.StatusOK || hookID == "" {
-		t.Fatalf("POST /2/webhooks answered %d %s", created.Status, created.Raw)
-	}
+	recv, hookID := newWebhookReceiver(t, s)
 	hook, _ := strconv.ParseInt(hookID, 10, 64)
 	app, err := s.db.AppByName(t.Context(), "aviary-demo")
 	if err != nil {
@@ -202,4 +196,19 @@ func TestActivityEndToEnd(t *testing.T) {
 	if keys := webhookActivity(got[before:]); !slices.Equal(keys, want) {
 		t.Errorf("the replay delivered %v, want %v", keys, want)
 	}
+}
+
+// newWebhookReceiver starts a signed receiver and registers it as a webhook
+// of the demo app (its bearer token); it returns the receiver and the
+// webhook's id.
+func newWebhookReceiver(t *testing.T, s *stack) (*receiver, string) {
+	t.Helper()
+	recv := newReceiver(t, s.creds.ConsumerSecret)
+	created := s.bearerAt(s.baseURL, http.MethodPost, "/2/webhooks", map[string]any{"url": recv.url()})
+	hookData, _ := created.Body["data"].(map[string]any)
+	hookID, _ := hookData["id"].(string)
+	if created.Status != http.StatusOK || hookID == "" {
+		t.Fatalf("POST /2/webhooks answered %d %s", created.Status, created.Raw)
+	}
+	return recv, hookID
 }
