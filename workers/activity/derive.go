@@ -35,6 +35,22 @@ type Derived struct {
 	// AuthorID is the author of the post concerned (a protected author's
 	// posts are never delivered); 0 for profile updates.
 	AuthorID int64
+	// Body is a ready-made payload, for the events whose payload needs no
+	// rendering of a post (follows, mutes, blocks, messages, spaces,
+	// broadcasts, news, oauth.revoke): delivered as it is, with Includes
+	// (nil: none), when every user in Visible is visible to the public.
+	Body     json.RawMessage
+	Includes json.RawMessage
+	Visible  []int64
+}
+
+// decode is e's payload as a T.
+func decode[T any](e events.Event) (T, error) {
+	var v T
+	if err := json.Unmarshal(e.Payload, &v); err != nil {
+		return v, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+	}
+	return v, nil
 }
 
 // Derive returns the activity events e stands for (none for types without
@@ -52,21 +68,21 @@ type Derived struct {
 func Derive(e events.Event) ([]Derived, error) {
 	switch {
 	case e.Type == events.PostCreate:
-		var p events.Post
-		if err := json.Unmarshal(e.Payload, &p); err != nil {
-			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		p, err := decode[events.Post](e)
+		if err != nil {
+			return nil, err
 		}
 		return derivePost(p), nil
 	case e.Type == events.PostDelete:
-		var d events.PostDeleted
-		if err := json.Unmarshal(e.Payload, &d); err != nil {
-			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		d, err := decode[events.PostDeleted](e)
+		if err != nil {
+			return nil, err
 		}
 		return []Derived{{Type: "post.delete", UserID: d.AuthorID, Deleted: &d, AuthorID: d.AuthorID}}, nil
 	case e.Type == events.LikeCreate:
-		var l events.Like
-		if err := json.Unmarshal(e.Payload, &l); err != nil {
-			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		l, err := decode[events.Like](e)
+		if err != nil {
+			return nil, err
 		}
 		base := Derived{Type: "like.create", PostID: l.PostID, Like: &l, AuthorID: l.PostAuthorID}
 		out, in := base, base
@@ -77,9 +93,9 @@ func Derive(e events.Event) ([]Derived, error) {
 		if _, ok := domain.Lookup(string(e.Type)); !ok {
 			return nil, nil
 		}
-		var u events.ProfileUpdated
-		if err := json.Unmarshal(e.Payload, &u); err != nil {
-			return nil, fmt.Errorf("decode %s event %d: %w", e.Type, e.Seq, err)
+		u, err := decode[events.ProfileUpdated](e)
+		if err != nil {
+			return nil, err
 		}
 		return []Derived{{Type: string(e.Type), UserID: u.UserID, Profile: &u}}, nil
 	}

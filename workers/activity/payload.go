@@ -58,6 +58,13 @@ func newPayloads(store Store, posts PostRenderer) *payloads {
 // payload is d's payload and includes; nil when it is not delivered.
 func (p *payloads) payload(ctx context.Context, d Derived) (*shown, error) {
 	switch {
+	case d.Body != nil:
+		for _, id := range d.Visible {
+			if ok, err := p.publicUser(ctx, id, false); err != nil || !ok {
+				return nil, err
+			}
+		}
+		return &shown{Payload: d.Body, Includes: d.Includes}, nil
 	case d.Deleted != nil:
 		ok, err := p.publicUser(ctx, d.AuthorID, true)
 		if err != nil || !ok {
