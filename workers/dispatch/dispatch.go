@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -59,6 +60,9 @@ const (
 	// about half the rate of a bare read-and-publish loop); a crash
 	// offers again at most this much, which at-least-once allows.
 	DefaultCommitEvery = 100 * time.Millisecond
+	// DefaultPoisonAfter failures (about 3 s of backoff from
+	// DefaultMinBackoff) before a batch is taken apart.
+	DefaultPoisonAfter = 5
 )
 
 // Dispatcher reads Log after its cursor and calls every Sink in order on
@@ -86,6 +90,10 @@ type Dispatcher struct {
 	// full (DefaultCommitEvery); a batch that is not full (caught up) is
 	// committed at once.
 	CommitEvery time.Duration
+	// PoisonAfter is how many times a sink fails a batch before its events
+	// are handed over one at a time, and one event before it may be
+	// skipped as a poison event (DefaultPoisonAfter; see deliverSingly).
+	PoisonAfter int
 
 	metrics *metrics
 	wake    chan struct{}
@@ -119,6 +127,9 @@ func (d *Dispatcher) defaults() {
 	}
 	if d.CommitEvery <= 0 {
 		d.CommitEvery = DefaultCommitEvery
+	}
+	if d.PoisonAfter <= 0 {
+		d.PoisonAfter = DefaultPoisonAfter
 	}
 	if d.MaxBackoff < d.MinBackoff {
 		d.MaxBackoff = max(DefaultMaxBackoff, d.MinBackoff)
@@ -285,28 +296,121 @@ func (d *Dispatcher) keepLease(ctx context.Context) bool {
 // lease was lost or ctx ended first.
 func (d *Dispatcher) deliver(ctx context.Context, batch []events.Event) bool {
 	for _, s := range d.Sinks {
+		if !d.deliverTo(ctx, s, batch) {
+			return false
+		}
+	}
+	return ctx.Err() == nil
+}
+
+// deliverTo hands batch to s until it takes it. After PoisonAfter failures
+// of a batch of several events it hands them over one at a time
+// (deliverSingly), so that one event the sink can never take does not
+// hold every later event back.
+func (d *Dispatcher) deliverTo(ctx context.Context, s Sink, batch []events.Event) bool {
+	backoff := d.MinBackoff
+	for attempt := 1; ; attempt++ {
+		err := d.handle(ctx, s, batch)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		d.Logger.Warn("sink failed; the batch is offered again", "sink", s.Name(),
+			"from", batch[0].Seq, "to", batch[len(batch)-1].Seq, "retry_in", backoff, "err", err)
+		if attempt >= d.PoisonAfter && len(batch) > 1 {
+			return d.deliverSingly(ctx, s, batch)
+		}
+		if !d.backoff(ctx, &backoff) {
+			return false
+		}
+	}
+}
+
+// deliverSingly hands the events of batch to s one at a time. An event
+// that fails PoisonAfter times is a poison event, and skipped (logged as
+// an error and counted), only when the sink then takes a later event and
+// still fails it once more (poison): a sink that takes nothing (its
+// database or Redis down) never loses an event, it is retried with backoff
+// like a batch. Events after the batch are read from the log for that
+// probe; with none yet, the last event is retried until one comes.
+func (d *Dispatcher) deliverSingly(ctx context.Context, s Sink, batch []events.Event) bool {
+	for i := 0; i < len(batch); i++ {
+		one := batch[i : i+1]
 		backoff := d.MinBackoff
-		for {
-			start := time.Now()
-			err := s.Handle(ctx, batch)
-			d.metrics.handle.WithLabelValues(d.Cursor, s.Name()).Observe(time.Since(start).Seconds())
+		for attempt := 1; ; attempt++ {
+			err := d.handle(ctx, s, one)
 			if err == nil {
 				break
 			}
 			if ctx.Err() != nil {
 				return false
 			}
-			d.metrics.failures.WithLabelValues(d.Cursor, s.Name()).Inc()
-			d.Logger.Warn("sink failed; the batch is offered again", "sink", s.Name(),
-				"from", batch[0].Seq, "to", batch[len(batch)-1].Seq, "retry_in", backoff, "err", err)
-			sleep(ctx, backoff)
-			backoff = min(2*backoff, d.MaxBackoff)
-			if !d.keepLease(ctx) {
+			if attempt >= d.PoisonAfter && d.poison(ctx, s, batch, i, err) {
+				break
+			}
+			if !d.backoff(ctx, &backoff) {
 				return false
 			}
 		}
 	}
-	return ctx.Err() == nil
+	return true
+}
+
+// poisonProbes is how many of the events after a failing one poison tries
+// (stopping at the first the sink takes) before it calls it an outage.
+const poisonProbes = 16
+
+// poison reports whether batch[i], which s failed with err, is a poison
+// event: s takes one of the (up to poisonProbes) events after it,
+// delivering it (at-least-once allows twice), and fails batch[i] once
+// more. It logs and counts a skip.
+func (d *Dispatcher) poison(ctx context.Context, s Sink, batch []events.Event, i int, err error) bool {
+	next := batch[i+1:]
+	if len(next) < poisonProbes {
+		after := batch[len(batch)-1].Seq
+		read, rerr := d.Log.EventsAfter(ctx, after, poisonProbes-len(next))
+		if rerr == nil {
+			next = append(slices.Clip(next), read...)
+		}
+	}
+	taken := false
+	for _, e := range next[:min(len(next), poisonProbes)] {
+		if d.handle(ctx, s, []events.Event{e}) == nil {
+			taken = true
+			break
+		}
+	}
+	if !taken {
+		return false // the sink takes nothing: an outage, not this event
+	}
+	if d.handle(ctx, s, batch[i:i+1]) == nil {
+		return false // it went through after all
+	}
+	d.metrics.poisoned.WithLabelValues(d.Cursor, s.Name()).Inc()
+	d.Logger.Error("poison event skipped: the sink fails it and takes a later one", "sink", s.Name(),
+		"seq", batch[i].Seq, "type", string(batch[i].Type), "err", err)
+	return true
+}
+
+// handle calls s on batch, timing it and counting a failure.
+func (d *Dispatcher) handle(ctx context.Context, s Sink, batch []events.Event) error {
+	start := time.Now()
+	err := s.Handle(ctx, batch)
+	d.metrics.handle.WithLabelValues(d.Cursor, s.Name()).Observe(time.Since(start).Seconds())
+	if err != nil && ctx.Err() == nil {
+		d.metrics.failures.WithLabelValues(d.Cursor, s.Name()).Inc()
+	}
+	return err
+}
+
+// backoff sleeps *wait, doubles it up to MaxBackoff and renews the lease;
+// false when the lease was lost or ctx ended.
+func (d *Dispatcher) backoff(ctx context.Context, wait *time.Duration) bool {
+	sleep(ctx, *wait)
+	*wait = min(2**wait, d.MaxBackoff)
+	return ctx.Err() == nil && d.keepLease(ctx)
 }
 
 // commit moves the cursor to seq (and renews the lease); false when the

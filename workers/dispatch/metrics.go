@@ -13,6 +13,7 @@ type metrics struct {
 	lag        *prometheus.GaugeVec
 	held       *prometheus.GaugeVec
 	failures   *prometheus.CounterVec
+	poisoned   *prometheus.CounterVec
 	handle     *prometheus.HistogramVec
 }
 
@@ -29,6 +30,9 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"cursor"})),
 		failures: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "aviary_events_sink_failures_total", Help: "Batches a sink failed to take (each is offered again), by cursor and sink.",
+		}, []string{"cursor", "sink"})),
+		poisoned: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "aviary_events_poison_skipped_total", Help: "Events a sink failed on their own while it took the next one, skipped (logged), by cursor and sink.",
 		}, []string{"cursor", "sink"})),
 		handle: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name: "aviary_events_sink_seconds", Help: "Time a sink took on one batch, by cursor and sink.",
