@@ -12,10 +12,11 @@ COPY go.mod go.sum ./
 RUN --mount=type=cache,target=/go/pkg/mod \
     go mod download
 
+ARG AVIARY_VERSION=dev
 COPY . .
 RUN --mount=type=cache,target=/go/pkg/mod \
     --mount=type=cache,target=/root/.cache/go-build \
-    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/aviary ./cmd/aviary
+    CGO_ENABLED=0 go build -trimpath -ldflags="-s -w -X main.version=${AVIARY_VERSION}" -o /out/aviary ./cmd/aviary
 
 # ---- runtime ----------------------------------------------------------------
 FROM debian:bookworm-slim

@@ -49,6 +49,9 @@ DEPS_CMD       ?= bash scripts/ensure-deps
 AVIARY_TOOLS_DIR ?= $(HOME)/.cache/aviary/bin
 export AVIARY_TOOLS_DIR
 MINIO_MODULE  ?= github.com/minio/minio
+# AVIARY_VERSION is the build's version (x-aviary-version, /_aviary/health):
+# the commit, "+dirty" with local changes.
+AVIARY_VERSION ?= $(shell git describe --always --dirty=+dirty --abbrev=12 2>/dev/null || echo dev)
 MINIO_VERSION ?= v0.0.0-20260212201848-7aac2a2c5b7c
 MINIO_BIN     ?= $(AVIARY_TOOLS_DIR)/minio
 
@@ -77,7 +80,7 @@ RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$
 .PHONY: build deps deps-test tools run test lint bench docker-up clean help
 
 build:
-	$(GO) build -o $(AVIARY_BIN) ./cmd/aviary
+	$(GO) build -ldflags "-X main.version=$(AVIARY_VERSION)" -o $(AVIARY_BIN) ./cmd/aviary
 
 deps:
 	@$(DEPS_CMD)

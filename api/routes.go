@@ -104,6 +104,36 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 	}
 }
 
+// served names the feature modules set, as /_aviary/health lists them
+// (core features by path, ads features under "ads/").
+func (m Modules) served(sandbox bool) []string {
+	var names []string
+	add := func(name string, mod routable) {
+		if mod != nil && !reflect.ValueOf(mod).IsNil() {
+			names = append(names, name)
+		}
+	}
+	if !sandbox {
+		add("compliance", m.Compliance)
+		add("media", m.Media)
+		add("posts", m.Posts)
+		add("users", m.Users)
+		add("search", m.Search)
+		add("news", m.News)
+		add("streams", m.Streams)
+		add("webhooks", m.Webhooks)
+		add("activity", m.ActivitySubscriptions)
+	}
+	a := m.Ads
+	for name, mod := range map[string]routable{"accounts": a.Accounts, "campaigns": a.Campaigns, "line_items": a.LineItems,
+		"promoted": a.Promoted, "targeting": a.Targeting, "categories": a.Categories, "creatives": a.Creatives,
+		"media_library": a.MediaLibrary, "audiences": a.Audiences, "do_not_reach": a.DoNotReach,
+		"permissions": a.Permissions, "catalogs": a.Catalogs, "insights": a.Insights} {
+		add("ads/"+name, mod)
+	}
+	return names
+}
+
 // routable is a feature module.
 type routable interface{ Routes() []httpx.Endpoint }
 
@@ -146,6 +176,7 @@ func (s *Server) routes() {
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
+	s.mux.HandleFunc("GET /_aviary/health", s.aviaryHealth)
 	if s.Gatherer != nil {
 		s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{
 			ErrorLog: slog.NewLogLogger(s.Logger.Handler(), slog.LevelError), // its request line is only Debug

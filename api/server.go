@@ -44,6 +44,12 @@ type Deps struct {
 	Mounts map[string]http.Handler
 	// RateLimitScale multiplies every route's limit (default 1).
 	RateLimitScale float64
+	// Version is the build's version, sent in x-aviary-version on every
+	// response and shown by /_aviary/health ("dev" when empty).
+	Version string
+	// Queues reports the work queues' depths for /_aviary/health (nil: not
+	// shown).
+	Queues QueueInspector
 	// Sandbox makes this the ads sandbox listener: only the ads features
 	// are served, and they see sandbox accounts only (adsx.Sandbox).
 	Sandbox bool
@@ -70,7 +76,7 @@ func New(d Deps) *Server {
 	}
 	s := &Server{Deps: d, mux: http.NewServeMux(), metrics: newHTTPMetrics(d.Registerer), limits: ratelimit.NewRegistry()}
 	s.routes()
-	s.handler = s.middleware(s.rejectUncleanPaths(s.mux))
+	s.handler = s.withVersion(s.middleware(s.rejectUncleanPaths(s.mux)))
 	return s
 }
 

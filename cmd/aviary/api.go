@@ -163,6 +163,8 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 		Errors:  errWriter, Logger: log.With("listener", "sandbox"), Registerer: sreg, Gatherer: sreg,
 		RateLimitScale: cfg.RateLimitScale,
 		Ready:          main.Ready,
+		Version:        main.Version,
+		Queues:         main.Queues,
 	})
 	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
 }
@@ -238,6 +240,8 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 		Limiter: limiter,
 		Errors:  errWriter, Logger: log, Registerer: reg, Gatherer: reg, Mounts: mounts,
 		RateLimitScale: cfg.RateLimitScale,
+		Version:        buildVersion(),
+		Queues:         queueDepths(inspector),
 		Ready: []api.Check{
 			{Name: "database", Check: b.apiDB.Ping},
 			{Name: "redis", Check: func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }},

@@ -51,7 +51,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	binary = filepath.Join(dir, "aviary")
-	build := exec.Command("go", "build", "-o", binary, "github.com/aviary-dev/aviary/cmd/aviary")
+	build := exec.Command("go", "build", "-ldflags", "-X main.version="+e2eVersion, "-o", binary, "github.com/aviary-dev/aviary/cmd/aviary")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
 		fmt.Fprintln(os.Stderr, "build aviary:", err)
