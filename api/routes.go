@@ -25,6 +25,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
@@ -47,7 +48,9 @@ type Modules struct {
 	Webhooks   *webhooks.Module
 	// ActivitySubscriptions serves /2/activity/subscriptions.
 	ActivitySubscriptions *activity.Subscriptions
-	Ads                   AdsModules
+	// Inspect serves the side-effect-free /_aviary/ inspection endpoints.
+	Inspect *inspect.Module
+	Ads     AdsModules
 }
 
 // AdsModules are the advertising API's features (paths /12/..., /5/...),
@@ -123,6 +126,7 @@ func (m Modules) served(sandbox bool) []string {
 		add("streams", m.Streams)
 		add("webhooks", m.Webhooks)
 		add("activity", m.ActivitySubscriptions)
+		add("inspect", m.Inspect)
 	}
 	a := m.Ads
 	for name, mod := range map[string]routable{"accounts": a.Accounts, "campaigns": a.Campaigns, "line_items": a.LineItems,
@@ -142,7 +146,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

@@ -78,7 +78,7 @@ func (m *Module) disengage(w http.ResponseWriter, r *http.Request, what, param s
 
 func (m *Module) like(w http.ResponseWriter, r *http.Request) error {
 	return m.engage(w, r, "like", func(user int64, post storage.Post) (any, error) {
-		_, err := m.Store.Like(r.Context(), user, post.ID)
+		_, err := m.Store.LikeWith(r.Context(), httpx.Principal(r).App.ID, user, post.ID)
 		return likeResponse{Data: liked{Liked: true}}, err
 	})
 }

@@ -18,7 +18,7 @@ type Store interface {
 	EditPost(ctx context.Context, previousID int64, p storage.Post, now time.Time) (storage.Post, error)
 	PostByID(ctx context.Context, id int64) (storage.Post, error)
 	DeletePost(ctx context.Context, id int64, at time.Time) (storage.Post, error)
-	Like(ctx context.Context, userID, postID int64) (bool, error)
+	LikeWith(ctx context.Context, appID, userID, postID int64) (bool, error)
 	Unlike(ctx context.Context, userID, postID int64) (bool, error)
 	Repost(ctx context.Context, userID, appID, postID int64) (storage.Post, error)
 	Unrepost(ctx context.Context, userID, postID int64) (bool, error)

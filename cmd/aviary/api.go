@@ -23,6 +23,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
@@ -71,7 +72,8 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Webhooks: hooks,
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,
 			Cap: cfg.ActivitySubscriptionCap}),
-		Ads: api.NewAdsModules(kit, b.apiDB),
+		Inspect: inspect.New(b.apiDB),
+		Ads:     api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }
 

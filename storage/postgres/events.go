@@ -341,3 +341,17 @@ func collectDeleted(rows pgx.Rows, err error) ([]deletedPost, error) {
 		return d, err
 	})
 }
+
+// AppEventsAfter returns up to limit events appended with app appID with
+// Seq > after, in Seq order; with typePrefix set, only the types starting
+// with it (GET /_aviary/events).
+func (db *DB) AppEventsAfter(ctx context.Context, appID, after int64, typePrefix string, limit int) ([]events.Event, error) {
+	rows, err := db.pool.Query(ctx, `SELECT `+eventColumns+` FROM events
+		WHERE app_id = $1 AND app_id <> 0 AND seq > $2 AND left(type, length($3)) = $3
+		ORDER BY app_id, seq LIMIT $4`, appID, after, typePrefix, limit)
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("read app %d events after %d", appID, after), err)
+	}
+	out, err := scanEvents(rows)
+	return out, wrap(fmt.Sprintf("scan app %d events", appID), err)
+}

@@ -562,6 +562,12 @@ func (db *DB) undo(ctx context.Context, op string, userID, postID int64, counter
 // when userID already likes a version of the chain. The likes row names
 // the chain's latest version.
 func (db *DB) Like(ctx context.Context, userID, postID int64) (bool, error) {
+	return db.LikeWith(ctx, 0, userID, postID)
+}
+
+// LikeWith is Like made through app appID: its like.create event names
+// the app (GET /_aviary/events lists an app's events).
+func (db *DB) LikeWith(ctx context.Context, appID, userID, postID int64) (bool, error) {
 	var liked bool
 	err := db.inTx(ctx, fmt.Sprintf("like post %d for user %d", postID, userID), func(tx pgx.Tx) error {
 		ref, err := loadOriginal(ctx, tx, postID)
@@ -588,7 +594,7 @@ func (db *DB) Like(ctx context.Context, userID, postID int64) (bool, error) {
 		if err := bump(ctx, tx, likeCount, ref.root, 1); err != nil {
 			return err
 		}
-		return appendEvents(ctx, tx, newEvent{typ: events.LikeCreate, user: userID, subject: ev.PostID, payload: ev})
+		return appendEvents(ctx, tx, newEvent{typ: events.LikeCreate, app: appID, user: userID, subject: ev.PostID, payload: ev})
 	})
 	return liked, err
 }
