@@ -195,3 +195,36 @@ func TestSocialListPages(t *testing.T) {
 		t.Errorf("Follows = %v, %v", ok, err)
 	}
 }
+
+// TestSocialConcurrentRepeats: the same follow, mute and block sent many
+// times at once record one row and append one event each.
+func TestSocialConcurrentRepeats(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	db, _ := storagetest.NewDB(t)
+	alice, bob, carol := factory.User(t, db, nil), factory.User(t, db, nil), factory.User(t, db, nil)
+	head, err := db.EventHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 8
+	errs := make(chan error, 3*n)
+	for range n {
+		go func() { _, err := db.Follow(ctx, alice.ID, bob.ID); errs <- err }()
+		go func() { _, err := db.Mute(ctx, alice.ID, carol.ID); errs <- err }()
+		go func() { _, err := db.Block(ctx, bob.ID, carol.ID); errs <- err }()
+	}
+	for range 3 * n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := map[events.Type]int{}
+	for _, e := range socialEvents(t, db, head) {
+		count[e.Type]++
+	}
+	want := map[events.Type]int{events.FollowFollow: 1, events.MuteMute: 1, events.BlockBlock: 1}
+	if len(count) != len(want) || count[events.FollowFollow] != 1 || count[events.MuteMute] != 1 || count[events.BlockBlock] != 1 {
+		t.Errorf("events %v, want %v", count, want)
+	}
+}
