@@ -49,10 +49,11 @@ func TestSocialEndpoints(t *testing.T) {
 		t.Fatal(err)
 	}
 	third := b.AddUser(t, "third", "read-write")
+	reading := b.AddUser(t, "reading", "read")
 	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
 	full := oauth2Token(t, b, b.User.ID, "tweet.read", "users.read", "follows.read", "follows.write", "mute.read", "mute.write", "block.read", "block.write")
 	readOnly := oauth2Token(t, b, b.User.ID, "tweet.read", "users.read", "follows.read", "mute.read", "block.read")
-	noFollowsRead := oauth2Token(t, b, b.User.ID, "tweet.read", "users.read")
+	basic := oauth2Token(t, b, b.User.ID, "tweet.read", "users.read")
 	const unsupported, notAuthorized, invalid = "unsupported-authentication", "not-authorized-for-resource", "invalid-request"
 	steps := []struct {
 		name, method, path, authz string
@@ -69,6 +70,7 @@ func TestSocialEndpoints(t *testing.T) {
 		{"follow as another user", "POST", "/2/users/" + author + "/following", full, target(third.ID), 403, notAuthorized, nil, true},
 		{"follow without follows.write", "POST", "/2/users/" + reader + "/following", readOnly, target(third.ID), 403, unsupported, nil, false},
 		{"follow app-only", "POST", "/2/users/" + reader + "/following", b.Bearer, target(third.ID), 403, unsupported, nil, false},
+		{"follow with a read-only OAuth 1.0a token", "POST", "/2/users/" + ids.Format(reading.ID) + "/following", "oauth:reading", target(third.ID), 403, "", nil, false},
 		{"follow oneself", "POST", "/2/users/" + reader + "/following", full, target(b.User.ID), 400, invalid, nil, true},
 		{"follow an unknown user", "POST", "/2/users/" + reader + "/following", full, target(42), 400, invalid, nil, true},
 		{"follow without a target", "POST", "/2/users/" + reader + "/following", full, []byte(`{}`), 400, invalid, nil, false},
@@ -77,7 +79,7 @@ func TestSocialEndpoints(t *testing.T) {
 		{"followers, a page of one", "GET", "/2/users/" + author + "/followers?max_results=1", b.Bearer, nil, 200, "",
 			map[string]any{"meta.result_count": float64(1), "data.0.id": ids.Format(third.ID)}, true},
 		{"reader's following", "GET", "/2/users/" + reader + "/following", full, nil, 200, "", map[string]any{"meta.result_count": float64(1), "data.0.id": author}, true},
-		{"following without follows.read", "GET", "/2/users/" + reader + "/following", noFollowsRead, nil, 403, unsupported, nil, false},
+		{"following without follows.read", "GET", "/2/users/" + reader + "/following", basic, nil, 403, unsupported, nil, false},
 		{"a protected user's followers, app-only", "GET", "/2/users/" + ids.Format(locked.ID) + "/followers", b.Bearer, nil, 200, "",
 			map[string]any{"errors.0.type": apitest.Problems + notAuthorized}, true},
 		{"an unknown user's followers", "GET", "/2/users/42/followers", b.Bearer, nil, 200, "", map[string]any{"errors.0.type": apitest.Problems + "resource-not-found"}, true},
@@ -87,6 +89,7 @@ func TestSocialEndpoints(t *testing.T) {
 			map[string]any{"data.public_metrics.followers_count": float64(2), "data.public_metrics.following_count": float64(0)}, true},
 		{"unfollow", "DELETE", "/2/users/" + reader + "/following/" + author, full, nil, 200, "", map[string]any{"data.following": false}, true},
 		{"unfollow again", "DELETE", "/2/users/" + reader + "/following/" + author, full, nil, 200, "", map[string]any{"data.following": false}, true},
+		{"unfollow without follows.write", "DELETE", "/2/users/" + reader + "/following/" + author, readOnly, nil, 403, unsupported, nil, false},
 		{"unfollow as another user", "DELETE", "/2/users/" + author + "/following/" + reader, full, nil, 403, notAuthorized, nil, true},
 
 		{"mute", "POST", "/2/users/" + reader + "/muting", full, target(b.Author.ID), 200, "", map[string]any{"data.muting": true}, true},
@@ -98,6 +101,9 @@ func TestSocialEndpoints(t *testing.T) {
 		{"muting", "GET", "/2/users/" + reader + "/muting", full, nil, 200, "", map[string]any{"meta.result_count": float64(1), "data.0.username": "author"}, true},
 		{"another user's muting", "GET", "/2/users/" + author + "/muting", full, nil, 403, notAuthorized, nil, true},
 		{"muting app-only", "GET", "/2/users/" + reader + "/muting", b.Bearer, nil, 403, unsupported, nil, false},
+		{"muting without mute.read", "GET", "/2/users/" + reader + "/muting", basic, nil, 403, unsupported, nil, false},
+		{"unmute as another user", "DELETE", "/2/users/" + author + "/muting/" + reader, full, nil, 403, notAuthorized, nil, true},
+		{"unmute without mute.write", "DELETE", "/2/users/" + reader + "/muting/" + author, readOnly, nil, 403, unsupported, nil, false},
 		{"unmute", "DELETE", "/2/users/" + reader + "/muting/" + author, full, nil, 200, "", map[string]any{"data.muting": false}, true},
 		{"muting after the unmute", "GET", "/2/users/" + reader + "/muting", full, nil, 200, "", map[string]any{"meta.result_count": float64(0)}, true},
 
@@ -111,6 +117,9 @@ func TestSocialEndpoints(t *testing.T) {
 		{"block oneself", "POST", "/2/users/" + reader + "/blocking", full, target(b.User.ID), 400, invalid, nil, false},
 		{"blocking", "GET", "/2/users/" + reader + "/blocking", full, nil, 200, "", map[string]any{"meta.result_count": float64(1), "data.0.id": ids.Format(third.ID)}, true},
 		{"another user's blocking", "GET", "/2/users/" + author + "/blocking", full, nil, 403, notAuthorized, nil, true},
+		{"blocking without block.read", "GET", "/2/users/" + reader + "/blocking", basic, nil, 403, unsupported, nil, false},
+		{"unblock as another user", "DELETE", "/2/users/" + author + "/blocking/" + reader, full, nil, 403, notAuthorized, nil, false},
+		{"unblock without block.write", "DELETE", "/2/users/" + reader + "/blocking/" + ids.Format(third.ID), readOnly, nil, 403, unsupported, nil, false},
 		{"unblock", "DELETE", "/2/users/" + reader + "/blocking/" + ids.Format(third.ID), full, nil, 200, "", map[string]any{"data.blocking": false}, false},
 		{"third follows reader again", "POST", "/2/users/" + ids.Format(third.ID) + "/following", "oauth:third", target(b.User.ID), 200, "", map[string]any{"data.following": true}, true},
 	}
