@@ -76,7 +76,7 @@ func socialUser(u storage.User, m storage.UserMetrics) events.SocialUser {
 		Followers: m.Followers, Following: m.Following, Posts: m.Posts, Likes: m.Likes, Listed: m.Listed}
 }
 
-// now is the transaction's clock.
+// txNow is the transaction's clock (the time of the change).
 func txNow(ctx context.Context, tx pgx.Tx) (time.Time, error) {
 	var at time.Time
 	err := tx.QueryRow(ctx, `SELECT clock_timestamp()`).Scan(&at)
