@@ -136,6 +136,15 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		"POST /2/users/{id}/likes": {
 			{"/2/users/" + author + "/likes", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},
+		"POST /2/users/{id}/following": {
+			{"/2/users/" + author + "/following", "oauth:author", fmt.Sprintf(`{"target_user_id":"%d","target_user_id":"1"}`, b.User.ID), "target_user_id"},
+		},
+		"POST /2/users/{id}/muting": {
+			{"/2/users/" + author + "/muting", "oauth:author", fmt.Sprintf(`{"target_user_id":"%d","target_user_id":"1"}`, b.User.ID), "target_user_id"},
+		},
+		"POST /2/users/{id}/blocking": {
+			{"/2/users/" + author + "/blocking", "oauth:author", fmt.Sprintf(`{"target_user_id":"%d","target_user_id":"1"}`, b.User.ID), "target_user_id"},
+		},
 		"POST /2/users/{id}/retweets": {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},

@@ -30,6 +30,7 @@ import (
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
@@ -42,10 +43,12 @@ type Modules struct {
 	Media      *media.Module
 	Posts      *posts.Module
 	Users      *users.Module
-	Search     *search.Module
-	News       *news.Module
-	Streams    *streams.Module
-	Webhooks   *webhooks.Module
+	// Social serves follows, mutes and blocks (docs/social-graph.md).
+	Social   *social.Module
+	Search   *search.Module
+	News     *news.Module
+	Streams  *streams.Module
+	Webhooks *webhooks.Module
 	// ActivitySubscriptions serves /2/activity/subscriptions.
 	ActivitySubscriptions *activity.Subscriptions
 	// Inspect serves the side-effect-free /_aviary/ inspection endpoints.
@@ -121,6 +124,7 @@ func (m Modules) served(sandbox bool) []string {
 		add("media", m.Media)
 		add("posts", m.Posts)
 		add("users", m.Users)
+		add("social", m.Social)
 		add("search", m.Search)
 		add("news", m.News)
 		add("streams", m.Streams)
@@ -146,7 +150,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

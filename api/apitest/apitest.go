@@ -32,6 +32,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
@@ -87,6 +88,7 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Media:      media.New(media.Deps{Store: db, Blobs: blobs, Validator: val, Logger: log}),
 		Posts:      posts.New(posts.Deps{Store: db, Validator: val, Problems: w}),
 		Users:      users.New(users.Deps{Store: db, Problems: w}),
+		Social:     social.New(social.Deps{Store: db, Validator: val, Problems: w}),
 		Search:     search.New(search.Deps{Store: db}),
 		News:       news.New(news.Deps{Store: db, Problems: w}),
 		// Without a hub the stream answers operational-disconnect; SetupOn

@@ -29,6 +29,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -66,6 +67,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Media:    media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
 		Posts:    posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
 		Users:    users.New(users.Deps{Store: b.apiDB, Problems: errs}),
+		Social:   social.New(social.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
 		Search:   search.New(search.Deps{Store: b.apiDB}),
 		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
 		Streams:  str,

@@ -165,29 +165,41 @@ func (db *DB) UsersByUsernames(ctx context.Context, names []string) ([]storage.U
 
 // userMetricsSQL is UserMetrics' statement ($1: the user ids). The posts
 // count is an index-only scan of posts_author_live (0014), whose predicate
-// is the count's; the likes count one of the likes primary key.
+// is the count's; the likes count one of the likes primary key; the
+// follow counts the partial indexes of 0037 (accepted follows only).
 const userMetricsSQL = `SELECT u.id,
 		(SELECT count(*) FROM posts p WHERE p.author_id = u.id AND p.deleted_at IS NULL AND p.superseded_at IS NULL),
-		(SELECT count(*) FROM likes l WHERE l.user_id = u.id)
+		(SELECT count(*) FROM likes l WHERE l.user_id = u.id),
+		(SELECT count(*) FROM follows f WHERE f.target_id = u.id AND NOT f.pending),
+		(SELECT count(*) FROM follows f WHERE f.source_id = u.id AND NOT f.pending)
 	FROM users u WHERE u.id = ANY($1)`
 
 // UserMetrics returns the counters of the known users among ids, in one
 // query: Posts counts live posts, reposts included, superseded versions of
 // edited posts not (the posts_author_live index); Likes counts the user's
-// likes rows (the likes primary key). There is no follow or list model yet:
-// Followers, Following and Listed are 0.
+// likes rows (the likes primary key); Followers and Following count
+// accepted follows (docs/social-graph.md). There is no list model yet:
+// Listed is 0.
 func (db *DB) UserMetrics(ctx context.Context, ids []int64) (map[int64]storage.UserMetrics, error) {
+	return userMetrics(ctx, db.pool, ids)
+}
+
+// userMetrics runs userMetricsSQL on q (the pool, or a transaction that
+// must see its own changes).
+func userMetrics(ctx context.Context, q interface {
+	Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error)
+}, ids []int64) (map[int64]storage.UserMetrics, error) {
 	out := make(map[int64]storage.UserMetrics, len(ids))
 	if len(ids) == 0 {
 		return out, nil
 	}
-	rows, err := db.pool.Query(ctx, userMetricsSQL, ids)
+	rows, err := q.Query(ctx, userMetricsSQL, ids)
 	if err != nil {
 		return nil, wrap("query user metrics", err)
 	}
 	var id int64
 	var m storage.UserMetrics
-	_, err = pgx.ForEachRow(rows, []any{&id, &m.Posts, &m.Likes}, func() error {
+	_, err = pgx.ForEachRow(rows, []any{&id, &m.Posts, &m.Likes, &m.Followers, &m.Following}, func() error {
 		out[id] = m
 		return nil
 	})

@@ -65,6 +65,8 @@ func decode[T any](e events.Event) (T, error) {
 //   - like.create: outbound for the liker, inbound for the post's author
 //     (both for the same user when they like their own post).
 //   - profile.update.*: the same type for the user.
+//   - follow.*: for the follower and the followed; mute.*, block.*: for
+//     the acting user (derive_social.go).
 func Derive(e events.Event) ([]Derived, error) {
 	switch {
 	case e.Type == events.PostCreate:
@@ -98,6 +100,8 @@ func Derive(e events.Event) ([]Derived, error) {
 			return nil, err
 		}
 		return []Derived{{Type: string(e.Type), UserID: u.UserID, Profile: &u}}, nil
+	case isSocial(e.Type):
+		return deriveSocial(e)
 	}
 	return nil, nil
 }

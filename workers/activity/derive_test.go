@@ -64,7 +64,7 @@ func TestDerive(t *testing.T) {
 			[]string{"like.create>1/outbound", "like.create>1/inbound"}},
 		{"bio", event(t, events.ProfileUpdateBio, events.ProfileUpdated{UserID: author, Before: "a", After: "b"}),
 			[]string{"profile.update.bio>1"}},
-		{"unknown type", event(t, "follow.follow", map[string]int{}), []string{}},
+		{"unknown type", event(t, "bookmark.create", map[string]int{}), []string{}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
