@@ -72,10 +72,12 @@ type ChatMessage struct {
 	CreatedAt      time.Time `json:"created_at"`
 }
 
-// ChatJoined is the payload of ChatJoin.
+// ChatJoined is the payload of ChatJoin: UserID joined the conversation
+// with PeerID.
 type ChatJoined struct {
 	ConversationID string    `json:"conversation_id"`
 	UserID         int64     `json:"user_id"`
+	PeerID         int64     `json:"peer_id"`
 	KeyVersion     int64     `json:"key_version"`
 	JoinedAt       time.Time `json:"joined_at"`
 }

@@ -382,7 +382,7 @@ func (db *DB) JoinChat(ctx context.Context, user, peer int64) (string, bool, err
 			return err
 		}
 		joined = true
-		payload := events.ChatJoined{ConversationID: conv, UserID: user, KeyVersion: version, JoinedAt: at}
+		payload := events.ChatJoined{ConversationID: conv, UserID: user, PeerID: peer, KeyVersion: version, JoinedAt: at}
 		return appendEvents(ctx, tx, newEvent{typ: events.ChatJoin, user: user, payload: payload})
 	})
 	return conv, joined, err
