@@ -24,6 +24,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/targeting"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/dms"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/news"
@@ -47,7 +48,9 @@ type Modules struct {
 	Webhooks   *webhooks.Module
 	// ActivitySubscriptions serves /2/activity/subscriptions.
 	ActivitySubscriptions *activity.Subscriptions
-	Ads                   AdsModules
+	// DMs serves the direct message endpoints (/2/dm_conversations, /2/dm_events).
+	DMs *dms.Module
+	Ads AdsModules
 }
 
 // AdsModules are the advertising API's features (paths /12/..., /5/...),
@@ -112,7 +115,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.DMs)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

@@ -26,6 +26,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/dms"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
@@ -95,6 +96,7 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		// (api/webhooks' tests build their own module).
 		Webhooks:              webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: db, Validator: val, Logger: log}),
+		DMs:                   dms.New(dms.Deps{Store: db, Validator: val}),
 	}
 }
 

@@ -121,7 +121,7 @@ func insertDMEvent(ctx context.Context, tx pgx.Tx, conv, typ string, sender, app
 		participants = []int64{}
 	}
 	return scanDMEvent(tx.QueryRow(ctx, `WITH e AS (INSERT INTO dm_events (conversation_id, event_type, sender_id, app_id, text, media_ids, participant_ids, created_at)
-		VALUES ($1, $2, $3, NULLIF($4, 0), $5, $6, $7, clock_timestamp()) RETURNING *)
+		VALUES ($1, $2, $3, NULLIF($4::bigint, 0), $5, $6, $7, clock_timestamp()) RETURNING *)
 		SELECT `+dmEventColumns+` FROM e`, conv, typ, sender, app, text, media, participants))
 }
 
@@ -226,7 +226,7 @@ func (db *DB) DMEvents(ctx context.Context, viewer int64, l storage.DMListing) (
 	rows, err := db.pool.Query(ctx, `SELECT `+dmEventColumns+` FROM dm_events e
 		JOIN dm_participants p ON p.conversation_id = e.conversation_id AND p.user_id = $1
 		WHERE e.deleted_at IS NULL AND ($2 = '' OR e.conversation_id = $2)
-		  AND (cardinality($3::text[]) = 0 OR e.event_type = ANY($3)) AND ($4 = 0 OR e.id < $4)
+		  AND (cardinality($3::text[]) = 0 OR e.event_type = ANY($3)) AND ($4::bigint = 0 OR e.id < $4)
 		ORDER BY e.id DESC LIMIT $5`, viewer, l.ConversationID, append([]string{}, l.Types...), l.BeforeID, l.Limit)
 	if err != nil {
 		return nil, wrap(op, err)
@@ -276,7 +276,7 @@ func (db *DB) MarkDMRead(ctx context.Context, user int64, conv string, lastRead 
 			return err
 		}
 		err = tx.QueryRow(ctx, `SELECT id FROM dm_events WHERE conversation_id = $1 AND event_type = 'MessageCreate'
-			AND deleted_at IS NULL AND ($2 = 0 OR id = $2) ORDER BY id DESC LIMIT 1`, conv, lastRead).Scan(&lastRead)
+			AND deleted_at IS NULL AND ($2::bigint = 0 OR id = $2) ORDER BY id DESC LIMIT 1`, conv, lastRead).Scan(&lastRead)
 		if err != nil {
 			return err
 		}

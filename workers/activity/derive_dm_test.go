@@ -85,7 +85,9 @@ func TestDMPayloadShape(t *testing.T) {
 			Type, ID         string
 			CreatedTimestamp string `json:"created_timestamp"`
 			MessageCreate    struct {
-				Target      struct{ RecipientID string `json:"recipient_id"` }
+				Target struct {
+					RecipientID string `json:"recipient_id"`
+				}
 				SenderID    string `json:"sender_id"`
 				MessageData struct {
 					Text     string
