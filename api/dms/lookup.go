@@ -267,7 +267,8 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request, conv string, notIn
 }
 
 func (m *Module) listAll(w http.ResponseWriter, r *http.Request) error {
-	return m.list(w, r, "", nil)
+	// Every conversation of the caller's: never refused.
+	return m.list(w, r, "", func() error { return httpx.WriteJSON(w, http.StatusOK, listResponse{}) })
 }
 
 func (m *Module) listWith(w http.ResponseWriter, r *http.Request) error {
