@@ -148,6 +148,15 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		"POST /2/users/{id}/retweets": {
 			{"/2/users/" + author + "/retweets", "oauth:author", fmt.Sprintf(`{"tweet_id":"%d","tweet_id":"1"}`, post.ID), "tweet_id"},
 		},
+		"POST /2/dm_conversations/with/{participant_id}/messages": {
+			{"/2/dm_conversations/with/" + author + "/messages", "oauth:reader", `{"text":"one","text":"two"}`, "text"},
+		},
+		"POST /2/dm_conversations/{dm_conversation_id}/messages": {
+			{"/2/dm_conversations/1-2/messages", "oauth:reader", `{"text":"one","Text":"two"}`, "Text"},
+		},
+		"POST /2/dm_conversations": {
+			{"/2/dm_conversations", "oauth:reader", `{"conversation_type":"Group","participant_ids":["` + author + `","1"],"message":{"text":"a","text":"b"}}`, "text"},
+		},
 		"POST /2/webhooks": {
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","url":"https://b.example/hook"}`, "url"},
 			{"/2/webhooks", b.Bearer, `{"url":"https://a.example/hook","URL":"https://b.example/hook"}`, "URL"},

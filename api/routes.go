@@ -24,6 +24,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/targeting"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/dms"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
@@ -53,7 +54,9 @@ type Modules struct {
 	ActivitySubscriptions *activity.Subscriptions
 	// Inspect serves the side-effect-free /_aviary/ inspection endpoints.
 	Inspect *inspect.Module
-	Ads     AdsModules
+	// DMs serves the direct message endpoints (/2/dm_conversations, /2/dm_events).
+	DMs *dms.Module
+	Ads AdsModules
 }
 
 // AdsModules are the advertising API's features (paths /12/..., /5/...),
@@ -125,6 +128,7 @@ func (m Modules) served(sandbox bool) []string {
 		add("posts", m.Posts)
 		add("users", m.Users)
 		add("social", m.Social)
+		add("dms", m.DMs)
 		add("search", m.Search)
 		add("news", m.News)
 		add("streams", m.Streams)
@@ -150,7 +154,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.DMs, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

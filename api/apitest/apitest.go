@@ -26,6 +26,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/dms"
 	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
 	"github.com/aviary-dev/aviary/api/news"
@@ -99,6 +100,7 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		Webhooks:              webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: db, Validator: val, Logger: log}),
 		Inspect:               inspect.New(db),
+		DMs:                   dms.New(dms.Deps{Store: db, Validator: val}),
 	}
 }
 

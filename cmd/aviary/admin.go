@@ -64,7 +64,7 @@ commands:
                                                    issue a new client secret (public: none); prints it once
   insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
                                                    newest first, at most N (100): one JSON object a line
-Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
+` + dmUsage + `Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
 (if Redis is unreachable a warning is printed: the copies expire within
 AVIARY_AUTH_CACHE_TTL, 2s by default).
@@ -158,6 +158,8 @@ type adminFlags struct {
 	Limit int
 	// Args are the positional arguments (user premium|verified, ads ...).
 	Args []string
+	// DM are the dm and chat commands' flags (admin_dm.go).
+	DM dmFlags
 }
 
 // optString is a string flag that knows whether it was given, so that an
@@ -231,6 +233,7 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.IntVar(&o.Limit, "limit", defaultQueriesLimit, "insights queries: at most this many")
 	fs.StringVar(&o.Password, "password", "", "user password: the new password (empty: a random one, printed)")
 	fs.StringVar(&o.ClientType, "client-type", "", "client rotate: confidential or public (empty: unchanged)")
+	o.DM.bind(fs)
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -274,6 +277,9 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 	}
 	if slices.Contains(oauthVerbs, verb) {
 		return oauthCommand(ctx, db, verb, o)
+	}
+	if isDMVerb(verb) {
+		return dmCommand(ctx, db, verb, o)
 	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }

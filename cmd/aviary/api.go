@@ -22,6 +22,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/compliance"
+	"github.com/aviary-dev/aviary/api/dms"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
@@ -75,6 +76,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,
 			Cap: cfg.ActivitySubscriptionCap}),
 		Inspect: inspect.New(b.apiDB),
+		DMs:     dms.New(dms.Deps{Store: b.apiDB, Validator: val}),
 		Ads:     api.NewAdsModules(kit, b.apiDB),
 	}, nil
 }

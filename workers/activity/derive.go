@@ -22,7 +22,8 @@ type Derived struct {
 	// UserID is the user a subscription filters by (filter.user_id).
 	UserID int64
 	// Direction is like.create's: inbound (a post of UserID liked) or
-	// outbound (UserID liked a post); "" for the other types.
+	// outbound (UserID liked a post), and the messages' (dm.*, chat.*:
+	// inbound received, outbound sent); "" for the other types.
 	Direction string
 	// PostID is the post shown: the payload of post.* creates, the liked
 	// post of like.create (its includes); 0 for the others.
@@ -67,7 +68,11 @@ func decode[T any](e events.Event) (T, error) {
 //   - profile.update.*: the same type for the user.
 //   - follow.*: for the follower and the followed; mute.*, block.*: for
 //     the acting user (derive_social.go).
+//   - direct messages and XChat: derive_dm.go.
 func Derive(e events.Event) ([]Derived, error) {
+	if out, ok, err := deriveDM(e); ok {
+		return out, err
+	}
 	switch {
 	case e.Type == events.PostCreate:
 		p, err := decode[events.Post](e)
