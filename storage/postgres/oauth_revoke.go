@@ -26,7 +26,7 @@ const pairGrantLive = `SELECT EXISTS (SELECT 1 FROM access_tokens k
 // commit, serializes revocations of one pair, so two concurrent ones
 // append the event once. It must end tx (appendEvents).
 func revokeGrant(ctx context.Context, tx pgx.Tx, app, user int64, now time.Time, revoke func() error) error {
-	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('oauth.revoke:' || $1::text || ':' || $2::text, 0))`,
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('oauth.revoke:' || $1::bigint || ':' || $2::bigint, 0))`,
 		app, user); err != nil {
 		return fmt.Errorf("lock the grant of user %d to app %d: %w", user, app, err)
 	}

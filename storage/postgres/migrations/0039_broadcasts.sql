@@ -43,6 +43,3 @@ CREATE TABLE broadcast_chat_messages (
 );
 CREATE INDEX broadcast_chat_messages_broadcast ON broadcast_chat_messages (broadcast_id, id);
 
--- The activity sink's keyword lookup (news.new): the keyword subscriptions
--- of a type, without reading the user-filtered ones.
-CREATE INDEX activity_subscriptions_keyword ON activity_subscriptions (event_type) WHERE filter_keyword IS NOT NULL;
