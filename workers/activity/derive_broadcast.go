@@ -143,7 +143,9 @@ func deriveNews(e events.Event) (Derived, error) {
 	if len(contexts) == 0 || string(contexts) == "null" {
 		contexts = json.RawMessage(`{}`)
 	}
-	b, err := body(e, map[string]any{"id": ids.Format(s.ID), "name": s.Name, "category": s.Category, "hook": s.Hook,
+	// The page's fields, and headline (= name), the OpenAPI description's
+	// NewsActivityResponsePayload name for it (docs/activity.md, "News").
+	b, err := body(e, map[string]any{"id": ids.Format(s.ID), "name": s.Name, "headline": s.Name, "category": s.Category, "hook": s.Hook,
 		"summary": s.Summary, "contexts": contexts, "cluster_posts_results": posts,
 		"updated_at": render.FormatTime(s.UpdatedAt), "disclaimer": newsDisclaimer})
 	return Derived{Body: b, Match: []string{s.Name, s.Summary}}, err

@@ -2,9 +2,13 @@ package activity_test
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
@@ -137,5 +141,79 @@ func TestSinkLiveEvents(t *testing.T) {
 		if !c.ok {
 			t.Errorf("%s payload: %v", c.name, payloads)
 		}
+	}
+}
+
+// TestLiveEnvelopesMatchOpenAPI: the envelopes of the new types match the
+// description's ActivityStreamResponse (without the payload, as
+// TestEnvelopesMatchOpenAPI checks it), and the banner and affiliate
+// payloads its ProfileUpdateActivityResponsePayload; the description's
+// payload mapping has no Spaces, broadcast or OAuth schema, and its news
+// schema is not the event-payloads page's (docs/activity.md, "News").
+func TestLiveEnvelopesMatchOpenAPI(t *testing.T) {
+	t.Parallel()
+	schemas := openapiSchemas(t)
+	ctx := context.Background()
+	db, _ := storagetest.NewDB(t)
+	app := factory.App(t, db, nil)
+	host, viewer := factory.User(t, db, nil), factory.User(t, db, nil)
+	for _, typ := range []string{"spaces.start", "broadcast.start", "broadcast.chat", "broadcast.chat.remove",
+		"profile.update.banner_picture", "profile.update.affiliate_badge"} {
+		factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: typ, FilterUserID: host.ID, Tag: "t"})
+	}
+	factory.ActivitySubscriptionRow(t, db, storage.ActivitySubscription{AppID: app.ID, EventType: "news.new", FilterKeyword: "heron"})
+	if _, err := db.StartSpace(ctx, host.ID, "s"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.StartBroadcast(ctx, host.ID, "b", "en", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := db.AddBroadcastChat(ctx, b.ID, viewer.ID, "hi")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.RemoveBroadcastChat(ctx, b.ID, m.ID, host.ID); err != nil {
+		t.Fatal(err)
+	}
+	banner, on := "https://img.example/b.png", true
+	if _, _, err := db.UpdateUserProfile(ctx, host.ID, postgres.ProfileUpdate{Banner: &banner, Affiliate: &on}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := db.UpsertNewsStory(ctx, storage.NewsStory{LeadTerm: "heron", Name: "Heron season", Summary: "Herons."}, time.Now(), nil); err != nil {
+		t.Fatal(err)
+	}
+	pub := &publisher{}
+	sink := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
+	batch, err := db.EventsAfter(ctx, 0, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sink.Handle(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	envelopeSchema := withoutPayload(t, schemas["ActivityStreamResponse"].Value)
+	profile := schemas["ProfileUpdateActivityResponsePayload"].Value
+	seen := map[string]bool{}
+	for _, a := range pub.got {
+		var env map[string]any
+		if err := json.Unmarshal(a.Body, &env); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := env["data"].(map[string]any)
+		typ, _ := data["event_type"].(string)
+		seen[typ] = true
+		if strings.HasPrefix(typ, "profile.update.") {
+			if err := profile.VisitJSON(data["payload"], openapi3.MultiErrors()); err != nil {
+				t.Errorf("%s payload: %v\nbody: %s", typ, err, a.Body)
+			}
+		}
+		delete(data, "payload")
+		if err := envelopeSchema.VisitJSON(env, openapi3.MultiErrors()); err != nil {
+			t.Errorf("%s envelope does not match ActivityStreamResponse: %v\nbody: %s", typ, err, a.Body)
+		}
+	}
+	if len(seen) != 7 {
+		t.Errorf("rendered %v, want the seven types", seen)
 	}
 }
