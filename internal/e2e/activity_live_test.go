@@ -48,26 +48,37 @@ func hasAll(got map[string]map[string]any, want []string) bool {
 	return true
 }
 
-// narrowUserToken exchanges the demo user's OAuth 1.0a token for an OAuth
-// 2.0 user token carrying only scope.
-func narrowUserToken(t *testing.T, s *stack, scope string) string {
+type exchanged struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+}
+
+// exchangeToken exchanges an OAuth 1.0a token of the demo app for an OAuth
+// 2.0 grant (scope "": the token's whole level).
+func exchangeToken(t *testing.T, s *stack, tok userToken, scope string) exchanged {
 	t.Helper()
-	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}, "subject_token": {s.creds.AccessToken},
-		"subject_token_type": {"urn:x:params:oauth:token-type:oauth1_token"}, "oauth_token_secret": {s.creds.AccessTokenSecret},
-		"scope": {scope}}
-	req, _ := http.NewRequest(http.MethodPost, s.baseURL+"/2/oauth2/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(s.creds.ClientID, s.creds.ClientSecret)
-	r := s.send(req)
-	var tok struct {
-		AccessToken string `json:"access_token"`
-		Scope       string `json:"scope"`
+	form := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}, "subject_token": {tok.token},
+		"subject_token_type": {"urn:x:params:oauth:token-type:oauth1_token"}, "oauth_token_secret": {tok.secret}}
+	if scope != "" {
+		form.Set("scope", scope)
 	}
-	if err := json.Unmarshal(r.Raw, &tok); r.Status != http.StatusOK || err != nil || tok.AccessToken == "" ||
-		strings.Contains(tok.Scope, "broadcast.read") {
+	r := s.oauth2Form(t, "/2/oauth2/token", form)
+	var out exchanged
+	if err := json.Unmarshal(r.Raw, &out); r.Status != http.StatusOK || err != nil || out.AccessToken == "" {
 		t.Fatalf("token exchange for %q answered %d %s", scope, r.Status, r.Raw)
 	}
-	return tok.AccessToken
+	return out
+}
+
+// oauth2Form posts form to an OAuth 2.0 endpoint as the demo app's
+// confidential client.
+func (s *stack) oauth2Form(t *testing.T, path string, form url.Values) response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, s.baseURL+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(s.creds.ClientID, s.creds.ClientSecret)
+	return s.send(req)
 }
 
 // TestActivityLiveEventsEndToEnd (issue 29): the events that do not come
@@ -77,7 +88,9 @@ func narrowUserToken(t *testing.T, s *stack, scope string) string {
 // broadcast.chat and broadcast.chat.remove (`admin broadcast`), the banner
 // and affiliate badge updates (`admin user update`), news.new from the
 // news worker (a keyword in the story matches, another does not), and
-// oauth.revoke when the user invalidates their token; a broadcast.chat
+// oauth.revoke when the user invalidates their token (and, for a user
+// holding an OAuth 2.0 grant too, only when its refresh token is revoked
+// as well); a broadcast.chat
 // subscription with an OAuth 2.0 token lacking broadcast.read is refused.
 func TestActivityLiveEventsEndToEnd(t *testing.T) {
 	t.Parallel()
@@ -114,8 +127,25 @@ func TestActivityLiveEventsEndToEnd(t *testing.T) {
 		subscribe(s.signedJSONAt(hostTok, s.baseURL, http.MethodPost, "/2/activity/subscriptions", map[string]any{
 			"event_type": typ, "filter": map[string]any{"user_id": hostID}, "webhook_id": hookID}))
 	}
-	narrow := narrowUserToken(t, s, "tweet.read users.read offline.access")
-	refused := s.do(http.MethodPost, "/2/activity/subscriptions", "Bearer "+narrow, map[string]any{
+	// grant_live holds two grants (OAuth 1.0a and OAuth 2.0): oauth.revoke
+	// only when the second ends.
+	grantTok := s.userToken("grant_live")
+	grantUser, err := s.db.UserByUsername(t.Context(), "grant_live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	grantID := strconv.FormatInt(grantUser.ID, 10)
+	subscribe(s.signedJSONAt(grantTok, s.baseURL, http.MethodPost, "/2/activity/subscriptions", map[string]any{
+		"event_type": "oauth.revoke", "filter": map[string]any{"user_id": grantID}, "webhook_id": hookID}))
+	grantOAuth2 := exchangeToken(t, s, grantTok, "")
+	if grantOAuth2.RefreshToken == "" {
+		t.Fatalf("the exchange gave no refresh token: %+v", grantOAuth2)
+	}
+	narrow := exchangeToken(t, s, userToken{s.creds.AccessToken, s.creds.AccessTokenSecret}, "tweet.read users.read offline.access")
+	if strings.Contains(narrow.Scope, "broadcast.read") {
+		t.Fatalf("the narrow exchange granted %q", narrow.Scope)
+	}
+	refused := s.do(http.MethodPost, "/2/activity/subscriptions", "Bearer "+narrow.AccessToken, map[string]any{
 		"event_type": "broadcast.chat", "filter": map[string]any{"user_id": s.creds.UserID}})
 	if refused.Status != http.StatusForbidden || !strings.Contains(string(refused.Raw), "broadcast.read") {
 		t.Errorf("broadcast.chat without broadcast.read answered %d %s, want 403 naming broadcast.read", refused.Status, refused.Raw)
@@ -155,12 +185,26 @@ func TestActivityLiveEventsEndToEnd(t *testing.T) {
 	recv.waitFor("the spaces, broadcast, profile and news events", 120*time.Second, func(ds []delivery) bool {
 		return hasAll(liveKeys(ds), want)
 	})
-	// The grant ends last: broadcast.chat needs it, oauth.revoke outlives it.
-	if r := s.signed(hostTok, http.MethodPost, "/1.1/oauth/invalidate_token.json", nil); r.Status != http.StatusOK {
-		t.Fatalf("invalidate_token answered %d %s", r.Status, r.Raw)
+	// grant_live's OAuth 1.0a token goes, its OAuth 2.0 grant stays: no
+	// event. Then the host's only grant ends last (broadcast.chat needs
+	// it, oauth.revoke outlives it): its event, appended after, shows the
+	// sink went past grant_live's revocation.
+	for _, tok := range []userToken{grantTok, hostTok} {
+		if r := s.signed(tok, http.MethodPost, "/1.1/oauth/invalidate_token.json", nil); r.Status != http.StatusOK {
+			t.Fatalf("invalidate_token answered %d %s", r.Status, r.Raw)
+		}
 	}
 	want = append(want, user("oauth.revoke"))
 	got := liveKeys(recv.waitFor("oauth.revoke", 30*time.Second, func(ds []delivery) bool { return hasAll(liveKeys(ds), want) }))
+	if got["oauth.revoke>"+grantID] != nil {
+		t.Errorf("oauth.revoke for grant_live while its OAuth 2.0 grant lives: %v", got["oauth.revoke>"+grantID])
+	}
+	// Revoking the refresh token (RFC 7009) ends grant_live's last grant.
+	if r := s.oauth2Form(t, "/2/oauth2/revoke", url.Values{"token": {grantOAuth2.RefreshToken}}); r.Status != http.StatusOK {
+		t.Fatalf("POST /2/oauth2/revoke answered %d %s", r.Status, r.Raw)
+	}
+	want = append(want, "oauth.revoke>"+grantID)
+	got = liveKeys(recv.waitFor("grant_live's oauth.revoke", 30*time.Second, func(ds []delivery) bool { return hasAll(liveKeys(ds), want) }))
 
 	checks := []struct {
 		key, path, want string
@@ -179,6 +223,7 @@ func TestActivityLiveEventsEndToEnd(t *testing.T) {
 		{user("profile.update.affiliate_badge"), "after", "true"},
 		{user("oauth.revoke"), "user_id", hostID},
 		{user("oauth.revoke"), "app_id", strconv.FormatInt(app.ID, 10)},
+		{"oauth.revoke>" + grantID, "user_id", grantID},
 	}
 	for _, c := range checks {
 		payload, _ := got[c.key]["payload"].(map[string]any)
