@@ -29,6 +29,7 @@ import (
 	"github.com/aviary-dev/aviary/api/news"
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
@@ -43,6 +44,7 @@ type Modules struct {
 	Users      *users.Module
 	Search     *search.Module
 	News       *news.Module
+	Spaces     *spaces.Module
 	Streams    *streams.Module
 	Webhooks   *webhooks.Module
 	// ActivitySubscriptions serves /2/activity/subscriptions.
@@ -112,7 +114,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Search, m.News, m.Spaces, m.Streams, m.Webhooks, m.ActivitySubscriptions)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

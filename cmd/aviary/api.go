@@ -28,6 +28,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -67,6 +68,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Users:    users.New(users.Deps{Store: b.apiDB, Problems: errs}),
 		Search:   search.New(search.Deps{Store: b.apiDB}),
 		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
+		Spaces:   spaces.New(spaces.Deps{Store: b.apiDB, Problems: errs}),
 		Streams:  str,
 		Webhooks: hooks,
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,

@@ -159,6 +159,10 @@ func TestActivityLiveEventsEndToEnd(t *testing.T) {
 
 	var space, bcast, msg map[string]any
 	s.runJSON(&space, "admin", "space", "start", "--host", "host_live", "--title", "Dawn chorus")
+	if r := s.bearerAt(s.baseURL, http.MethodGet, "/2/spaces/"+space["id"].(string)+"?space.fields=title,host_ids", nil); r.Status != http.StatusOK ||
+		dig(r.Body, "data", "state") != "live" || dig(r.Body, "data", "title") != "Dawn chorus" || dig(r.Body, "data", "host_ids", 0) != hostID {
+		t.Errorf("GET /2/spaces/{id} answered %d %s", r.Status, r.Raw)
+	}
 	s.run("admin", "space", "end", "--space", space["id"].(string))
 	s.runJSON(&bcast, "admin", "broadcast", "start", "--user", "host_live", "--title", "Marsh live")
 	bID := bcast["id"].(string)
