@@ -32,6 +32,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/social"
+	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
@@ -50,6 +51,7 @@ type Modules struct {
 	News     *news.Module
 	Streams  *streams.Module
 	Webhooks *webhooks.Module
+	Spaces   *spaces.Module
 	// ActivitySubscriptions serves /2/activity/subscriptions.
 	ActivitySubscriptions *activity.Subscriptions
 	// Inspect serves the side-effect-free /_aviary/ inspection endpoints.
@@ -131,6 +133,7 @@ func (m Modules) served(sandbox bool) []string {
 		add("dms", m.DMs)
 		add("search", m.Search)
 		add("news", m.News)
+		add("spaces", m.Spaces)
 		add("streams", m.Streams)
 		add("webhooks", m.Webhooks)
 		add("activity", m.ActivitySubscriptions)
@@ -154,7 +157,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.DMs, m.Search, m.News, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.DMs, m.Search, m.News, m.Spaces, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }

@@ -41,7 +41,7 @@ commands:
                [--country XX] [--pinned POST_ID|none]
                                                    set the given profile fields ("" clears one); prints the profile
   user update --user NAME [--bio TEXT] [--name DISPLAY] [--handle NAME] [--url URL] [--location TEXT]
-              [--image URL] [--verified on|off]
+              [--image URL] [--verified on|off] [--banner URL] [--affiliate on|off]
                                                    change the given profile fields; one profile.update.* activity
                                                    event per changed field (docs/activity.md); prints the changes
   app tier <app id|name> self-serve|enterprise     set an app's access tier (enterprise: replies unrestricted, quotes)
@@ -62,7 +62,7 @@ commands:
   client show --app NAME                           the app's OAuth 2.0 client_id and type (registers a client once)
   client rotate --app NAME [--client-type confidential|public]
                                                    issue a new client secret (public: none); prints it once
-  insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
+` + broadcastUsage + `  insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
                                                    newest first, at most N (100): one JSON object a line
 ` + dmUsage + `Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
@@ -160,6 +160,8 @@ type adminFlags struct {
 	Args []string
 	// DM are the dm and chat commands' flags (admin_dm.go).
 	DM dmFlags
+	// Live are the Space and broadcast commands' flags (admin_broadcast.go).
+	Live liveFlags
 }
 
 // optString is a string flag that knows whether it was given, so that an
@@ -234,6 +236,7 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Password, "password", "", "user password: the new password (empty: a random one, printed)")
 	fs.StringVar(&o.ClientType, "client-type", "", "client rotate: confidential or public (empty: unchanged)")
 	o.DM.bind(fs)
+	o.Live.bind(fs)
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -280,6 +283,9 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 	}
 	if isDMVerb(verb) {
 		return dmCommand(ctx, db, verb, o)
+	}
+	if slices.Contains(broadcastVerbs, verb) {
+		return broadcastCommand(ctx, db, verb, o)
 	}
 	return nil, fmt.Errorf("unknown command (see aviary admin help)")
 }

@@ -36,9 +36,13 @@ func updateUser(ctx context.Context, db *postgres.DB, ann *announcer, o adminFla
 	for i, t := range types {
 		events[i] = string(t)
 	}
+	banner, affiliate, err := db.UserBannerAndBadge(ctx, u.ID)
+	if err != nil {
+		return nil, err
+	}
 	return map[string]any{"user_id": ids.Format(u.ID), "username": u.Username, "name": u.Name,
 		"description": u.Description, "url": u.URL, "location": u.Location, "profile_image_url": u.ProfileImageURL,
-		"verified": u.Verified, "events": events}, nil
+		"verified": u.Verified, "profile_banner_url": banner, "affiliate": affiliate, "events": events}, nil
 }
 
 // profileUpdate reads user update's flags: only those given change.
@@ -59,6 +63,9 @@ func profileUpdate(o adminFlags) (postgres.ProfileUpdate, error) {
 		if f.value != nil && *f.value != "" && !webURL(*f.value) {
 			return c, fmt.Errorf("%s %q: want an http or https URL (or \"\" to clear it)", f.name, *f.value)
 		}
+	}
+	if err := bannerAndBadge(o.Live, &c); err != nil {
+		return c, err
 	}
 	if o.Verified.set {
 		on, err := parseOnOff(o.Verified.value)

@@ -31,6 +31,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
 	"github.com/aviary-dev/aviary/api/social"
+	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -71,6 +72,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		Social:   social.New(social.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
 		Search:   search.New(search.Deps{Store: b.apiDB}),
 		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
+		Spaces:   spaces.New(spaces.Deps{Store: b.apiDB, Problems: errs}),
 		Streams:  str,
 		Webhooks: hooks,
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,

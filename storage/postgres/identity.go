@@ -358,7 +358,7 @@ func (db *DB) AccessToken(ctx context.Context, token string) (storage.AccessToke
 
 // RevokeAccessToken revokes an OAuth 1.0a access token.
 func (db *DB) RevokeAccessToken(ctx context.Context, token string) error {
-	return db.revoke(ctx, "access_tokens", "revoke access token", token)
+	return db.revokeAccessToken(ctx, token) // oauth_revoke.go: appends oauth.revoke
 }
 
 // EnsureAdAccount returns the user's first ad account, creating one named

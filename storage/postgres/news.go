@@ -76,7 +76,10 @@ func (db *DB) UpsertNewsStory(ctx context.Context, s storage.NewsStory, now time
 			return fmt.Errorf("find the story: %w", err)
 		}
 		out, err = writeNewsStory(ctx, tx, id, s, now)
-		return err
+		if err != nil || !created {
+			return err
+		}
+		return appendNewsNew(ctx, tx, out)
 	})
 	if err != nil {
 		return storage.NewsStory{}, false, err

@@ -299,12 +299,14 @@ func (db *DB) RevokeOAuth2Token(ctx context.Context, token string, appID int64, 
 		if t.AppID != appID {
 			return storage.ErrNotFound
 		}
-		if t.Kind == storage.TokenRefresh {
-			_, err = tx.Exec(ctx, `UPDATE oauth2_families SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, t.FamilyID, now)
+		return revokeGrant(ctx, tx, t.AppID, t.UserID, now, func() error { // appends oauth.revoke if the grant ended
+			if t.Kind == storage.TokenRefresh {
+				_, err := tx.Exec(ctx, `UPDATE oauth2_families SET revoked_at = COALESCE(revoked_at, $2) WHERE id = $1`, t.FamilyID, now)
+				return err
+			}
+			_, err := tx.Exec(ctx, `UPDATE oauth2_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1`, HashSecret(token), now)
 			return err
-		}
-		_, err = tx.Exec(ctx, `UPDATE oauth2_tokens SET revoked_at = COALESCE(revoked_at, $2) WHERE token_hash = $1`, HashSecret(token), now)
-		return err
+		})
 	})
 	return t, err
 }

@@ -18,6 +18,10 @@ type ProfileUpdate struct {
 	// the username, Geo the location, Picture the profile image URL.
 	Bio, Name, Handle, URL, Geo, Picture *string
 	Verified                             *bool
+	// Banner is the profile banner URL, Affiliate the affiliate badge
+	// (migration 0039; profile_banner.go).
+	Banner    *string
+	Affiliate *bool
 }
 
 // UpdateUserProfile applies change to user id and appends, in the same
@@ -43,6 +47,11 @@ func (db *DB) UpdateUserProfile(ctx context.Context, id int64, change ProfileUpd
 			return err
 		}
 		evs := profileEvents(before, out)
+		more, err := updateBannerAndBadge(ctx, tx, id, change)
+		if err != nil {
+			return err
+		}
+		evs = append(evs, more...)
 		for _, e := range evs {
 			types = append(types, e.typ)
 		}

@@ -43,6 +43,12 @@ type Derived struct {
 	Body     json.RawMessage
 	Includes json.RawMessage
 	Visible  []int64
+	// AppID, when set, is the only app whose subscriptions receive the
+	// event (oauth.revoke); Match, when set, are the texts a keyword
+	// subscription's keyword must match (news.new; UserID is 0).
+	// derive_broadcast.go, Derived.accepts.
+	AppID int64
+	Match []string
 }
 
 // decode is e's payload as a T.
@@ -96,6 +102,8 @@ func Derive(e events.Event) ([]Derived, error) {
 		out.UserID, out.Direction = l.UserID, domain.Outbound
 		in.UserID, in.Direction = l.PostAuthorID, domain.Inbound
 		return []Derived{out, in}, nil
+	case liveTypes[e.Type]:
+		return deriveLive(e) // derive_broadcast.go: spaces, broadcasts, news, oauth.revoke
 	case strings.HasPrefix(string(e.Type), events.ProfileUpdatePrefix):
 		if _, ok := domain.Lookup(string(e.Type)); !ok {
 			return nil, nil

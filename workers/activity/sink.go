@@ -15,6 +15,7 @@ import (
 // Store is the sink's record access (storage/postgres.DB).
 type Store interface {
 	ActivitySubscriptionsMatching(ctx context.Context, keys []storage.ActivityKey) ([]storage.ActivitySubscription, error)
+	ActivityKeywordSubscriptions(ctx context.Context, eventType string, texts []string) ([]storage.ActivitySubscription, error)
 	AddActivityDeliveries(ctx context.Context, ds []storage.NewActivityDelivery) (int64, error)
 	UsersByIDs(ctx context.Context, ids []int64) ([]storage.User, error)
 }
@@ -101,6 +102,13 @@ func (s *Sink) Handle(ctx context.Context, batch []events.Event) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", s.Name(), err)
 	}
+	for typ, texts := range keywordTexts(ds) { // news.new: one lookup per batch
+		ks, err := s.Store.ActivityKeywordSubscriptions(ctx, typ, texts)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.Name(), err)
+		}
+		subs = append(subs, ks...)
+	}
 	if s.Mode == Webhooks {
 		subs = slices.DeleteFunc(subs, func(sub storage.ActivitySubscription) bool { return sub.WebhookID == 0 })
 	}
@@ -157,8 +165,8 @@ func (s *Sink) render(ctx context.Context, ds []derivedEvent, subs map[storage.A
 	for _, de := range ds {
 		for _, sub := range subs[storage.ActivityKey{UserID: de.d.UserID, EventType: de.d.Type}] {
 			if sub.Direction != "" && sub.Direction != de.d.Direction || seen[[2]int64{de.ev.Seq, sub.ID}] ||
-				de.ev.CreatedAt.Before(sub.CreatedAt) {
-				continue // another direction, delivered already, or an event from before the subscription
+				de.ev.CreatedAt.Before(sub.CreatedAt) || !de.d.accepts(sub) {
+				continue // another direction, delivered already, from before the subscription, another app or keyword
 			}
 			p, err := r.payload(ctx, de.d)
 			if err != nil {
