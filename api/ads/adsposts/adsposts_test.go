@@ -192,7 +192,7 @@ func TestAdsPostBadInput(t *testing.T) {
 		{"as_user_id without access", adstest.With(base, "as_user_id", id(stranger.User)), "INVALID_PARAMETER", "as_user_id",
 			"User " + id(stranger.User) + " has not granted access to account " + f.acct.ID},
 		{"no text nor media", adstest.With(base, "text", ""), "MISSING_PARAMETER", "text", "text is missing: a post needs text unless media_keys is given"},
-		{"text empty", adstest.With(base, "text", ""), "MISSING_PARAMETER", "text", "text is missing: a post needs text unless media_keys is given"},
+		{"text blank", adstest.With(base, "text", "   "), "MISSING_PARAMETER", "text", "text is missing: a post needs text unless media_keys is given"},
 		{"text too long", adstest.With(base, "text", strings.Repeat("a", 281)), "INVALID_PARAMETER", "text",
 			"text is 281 characters long as the platform counts them; the limit is 280"},
 		{"card_uri not a card URI", adstest.With(base, "card_uri", "https://example.com"), "INVALID_PARAMETER", "card_uri",

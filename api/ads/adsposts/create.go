@@ -116,7 +116,7 @@ func readCreate(p *adsx.Params) createRequest {
 // grant, organic posts, the media and the video fields.
 func (m *Module) checkCreate(r *http.Request, acct storage.AdAccount, p *adsx.Params, req *createRequest) error {
 	switch {
-	case req.text == "" && len(req.mediaKeys) == 0:
+	case strings.TrimSpace(req.text) == "" && len(req.mediaKeys) == 0:
 		p.FailMissing("text", "text is missing: a post needs text unless media_keys is given")
 	case posttext.WeightedLength(req.text) > posttext.MaxWeightedLength:
 		p.Fail("text", fmt.Sprintf("text is %d characters long as the platform counts them; the limit is %d",
