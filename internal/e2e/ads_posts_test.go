@@ -19,7 +19,7 @@ import (
 // the cards endpoints store it). The post is then read through the core
 // API, GET /2/tweets with card_uri, attachments and the media expansion,
 // and the answer matches the platform's OpenAPI description; the ads list
-// shows its conversation_settings.
+// shows its conversation_settings, and search finds it.
 func TestAdsPostWithCardAndMediaReadThroughCoreAPI(t *testing.T) {
 	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local", workers: 1})
@@ -95,6 +95,20 @@ func TestAdsPostWithCardAndMediaReadThroughCoreAPI(t *testing.T) {
 		mm := m.(map[string]any)
 		if mm["media_key"] != keys[i] || mm["type"] != "photo" || mm["width"] != float64(64+i) {
 			t.Errorf("includes.media[%d] = %v", i, mm)
+		}
+	}
+
+	// found by search like any post (search reaches up to 2 seconds
+	// before now: poll, as a client does)
+	searchPath := "/2/tweets/search/recent?query=" + url.QueryEscape("#aviary card")
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(500 * time.Millisecond) {
+		search := s.do(http.MethodGet, searchPath, s.bearer(), nil)
+		found, _ := search.Body["data"].([]any)
+		if search.Status == http.StatusOK && len(found) == 1 && found[0].(map[string]any)["id"] == postID {
+			break
+		}
+		if search.Status != http.StatusOK || len(found) > 0 || time.Now().After(deadline) {
+			t.Fatalf("search for the ads post: %d %s", search.Status, search.Raw)
 		}
 	}
 
