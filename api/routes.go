@@ -9,6 +9,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/activity"
 	"github.com/aviary-dev/aviary/api/ads/accounts"
+	"github.com/aviary-dev/aviary/api/ads/adsposts"
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/ads/audiences"
 	"github.com/aviary-dev/aviary/api/ads/campaigns"
@@ -77,6 +78,7 @@ type AdsModules struct {
 	Permissions  *permissions.Module
 	Catalogs     *catalogs.Module
 	Insights     *insights.Module
+	AdsPosts     *adsposts.Module
 }
 
 // AdsStore is what the ads features need of storage (*postgres.DB).
@@ -94,6 +96,7 @@ type AdsStore interface {
 	permissions.Store
 	catalogs.Store
 	insights.Store
+	adsposts.Store
 }
 
 // NewAdsModules builds every ads feature on the kit and the store.
@@ -112,6 +115,7 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		Permissions:  permissions.New(permissions.Deps{Kit: kit, Store: st}),
 		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
 		Insights:     insights.New(insights.Deps{Kit: kit, Store: st}),
+		AdsPosts:     adsposts.New(adsposts.Deps{Kit: kit, Store: st}),
 	}
 }
 
@@ -169,7 +173,7 @@ func (m Modules) Endpoints(sandbox bool) []httpx.Endpoint { return m.endpoints(s
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
 	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,
-		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights)
+		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights, a.AdsPosts)
 }
 
 // collect lists the endpoints of the modules that are set.

@@ -25,6 +25,7 @@ type Tweet struct {
 	InReplyToUserID     string         `json:"in_reply_to_user_id,omitempty"`
 	ReferencedTweets    []Reference    `json:"referenced_tweets,omitempty"`
 	Attachments         *Attachments   `json:"attachments,omitempty"`
+	CardURI             string         `json:"card_uri,omitempty"`
 	Entities            *Entities      `json:"entities,omitempty"`
 	PublicMetrics       *TweetMetrics  `json:"public_metrics,omitempty"`
 	EditControls        *EditControls  `json:"edit_controls,omitempty"`
@@ -200,6 +201,9 @@ func renderTweet(p storage.Post, c tweetContext) Tweet {
 	}
 	if f.Has("attachments") {
 		t.Attachments = attachments(p, c.media)
+	}
+	if f.Has("card_uri") {
+		t.CardURI = p.CardURI
 	}
 	if f.Has("entities") && !p.Entities.Empty() {
 		t.Entities = renderEntities(p.Entities)

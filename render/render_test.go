@@ -74,3 +74,24 @@ func TestRenderTweetShowsOnlyAskedFields(t *testing.T) {
 		t.Errorf("asked fields: %+v", full)
 	}
 }
+
+// TestRenderCardURI: card_uri shows when asked for and the post has a
+// card (an ads post's), never otherwise.
+func TestRenderCardURI(t *testing.T) {
+	cases := []struct {
+		name   string
+		card   string
+		fields []string
+		want   string
+	}{
+		{"asked, with a card", "card://1", []string{"card_uri"}, "card://1"},
+		{"not asked", "card://1", nil, ""},
+		{"asked, no card", "", []string{"card_uri"}, ""},
+	}
+	for _, c := range cases {
+		got := renderTweet(storage.Post{ID: 1, Text: "x", CardURI: c.card}, tweetContext{fields: TweetFields.With(c.fields...)})
+		if got.CardURI != c.want {
+			t.Errorf("%s: card_uri = %q, want %q", c.name, got.CardURI, c.want)
+		}
+	}
+}

@@ -34,8 +34,11 @@ type Post struct {
 	SupersededAt *time.Time
 	// EditHistory lists every version's id, oldest first (the post itself
 	// when never edited); filled by PostsByIDs.
-	EditHistory       []int64
-	PlaceID           string
+	EditHistory []int64
+	PlaceID     string
+	// CardURI is the ads card the post shows (card://<id>; "" for none),
+	// set by ads posts (docs/ads-posts.md).
+	CardURI           string
 	PossiblySensitive bool
 	Entities          Entities
 	Metrics           PostMetrics

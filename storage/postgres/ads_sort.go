@@ -79,6 +79,9 @@ var sortColumns = map[storage.Listing]map[string]sortColumn{
 		"created_at":      {"pt.created_at", sortTime},
 		"updated_at":      {"pt.updated_at", sortTime},
 	},
+	storage.ListingAdsPosts: {
+		"tweet_id": {"p.id", sortBigint},
+	},
 	storage.ListingTargetingCriteria: {
 		"line_item_id":    {"tc.line_item_id", sortText},
 		"targeting_type":  {"tc.targeting_type", sortText},

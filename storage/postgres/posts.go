@@ -44,7 +44,7 @@ const postColumns = `p.id, p.author_id, COALESCE(p.app_id, 0), p.text, p.paid_pa
 	p.conversation_id, COALESCE(p.in_reply_to_post_id, 0), COALESCE(p.in_reply_to_user_id, 0), COALESCE(p.quote_of_id, 0),
 	COALESCE(p.repost_of_id, 0), p.edit_root_id, p.superseded_at, p.place_id, p.possibly_sensitive, p.entities,
 	p.like_count, p.repost_count, p.reply_count, p.quote_count,
-	p.created_at, p.deleted_at`
+	p.created_at, p.deleted_at, COALESCE(p.card_uri, '')`
 
 // editHistoryColumn is every version id of p's edit chain, oldest first
 // (an index-only scan of posts_edit_root).
@@ -62,7 +62,7 @@ func postFields(p *storage.Post) []any {
 		&p.ConversationID, &p.InReplyToPostID, &p.InReplyToUserID, &p.QuoteOfID,
 		&p.RepostOfID, &p.EditRootID, &p.SupersededAt, &p.PlaceID, &p.PossiblySensitive, &p.Entities,
 		&p.Metrics.Likes, &p.Metrics.Reposts, &p.Metrics.Replies, &p.Metrics.Quotes,
-		&p.CreatedAt, &p.DeletedAt}
+		&p.CreatedAt, &p.DeletedAt, &p.CardURI}
 }
 
 // scanPost reads postColumns; EditHistory stays nil.
@@ -216,16 +216,16 @@ func insertPost(ctx context.Context, tx pgx.Tx, p storage.Post, terms storage.Po
 	return scanPost(tx.QueryRow(ctx, `INSERT INTO posts AS p (id, author_id, app_id, text, paid_partnership, media_ids,
 			lang, source, conversation_id, in_reply_to_post_id, in_reply_to_user_id, quote_of_id, repost_of_id,
 			edit_root_id, place_id, possibly_sensitive, entities, mentions, hashtags, cashtags, url_terms,
-			like_count, repost_count, reply_count, quote_count, created_at)
+			like_count, repost_count, reply_count, quote_count, created_at, card_uri)
 		VALUES ($1, $2, NULLIF($3::bigint, 0), $4, $5, $6,
 			$7, $8, $9, NULLIF($10::bigint, 0), NULLIF($11::bigint, 0), NULLIF($12::bigint, 0), NULLIF($13::bigint, 0),
 			$14, $15, $16, $17, $18, $19, $20, $21,
-			$22, $23, $24, $25, COALESCE($26::timestamptz, now()))
+			$22, $23, $24, $25, COALESCE($26::timestamptz, now()), NULLIF($27, ''))
 		RETURNING `+postColumns,
 		p.ID, p.AuthorID, p.AppID, p.Text, p.PaidPartnership, nonNil(p.MediaIDs),
 		cmp.Or(p.Lang, "und"), p.Source, p.ConversationID, p.InReplyToPostID, p.InReplyToUserID, p.QuoteOfID, p.RepostOfID,
 		p.EditRootID, p.PlaceID, p.PossiblySensitive, p.Entities, terms.Mentions, terms.Hashtags, terms.Cashtags, terms.URLTerms,
-		p.Metrics.Likes, p.Metrics.Reposts, p.Metrics.Replies, p.Metrics.Quotes, created))
+		p.Metrics.Likes, p.Metrics.Reposts, p.Metrics.Replies, p.Metrics.Quotes, created, p.CardURI))
 }
 
 // termsFor are the search terms of a new post or version: p.Terms, or
@@ -289,65 +289,74 @@ func (db *DB) CreatePost(ctx context.Context, p storage.Post) (storage.Post, err
 	}
 	var out storage.Post
 	err := db.inTx(ctx, op, func(tx pgx.Tx) error {
-		var parent, quoted postRef
 		var err error
-		if p.InReplyToPostID != 0 {
-			if parent, err = loadRef(ctx, tx, p.InReplyToPostID); err != nil {
-				return fmt.Errorf("reply to %w", err)
-			}
-		}
-		if p.QuoteOfID != 0 {
-			if quoted, err = loadRef(ctx, tx, p.QuoteOfID); err != nil {
-				return fmt.Errorf("quote %w", err)
-			}
-		}
-		if err := lockChains(ctx, tx, parent.root, quoted.root); err != nil {
-			return err
-		}
-		id, err := nextID(ctx, tx)
-		if err != nil {
-			return err
-		}
-		p.ID, p.ConversationID, p.EditRootID, p.InReplyToUserID = id, id, id, 0
-		p.Metrics, p.CreatedAt = storage.PostMetrics{}, time.Time{}
-		if p.InReplyToPostID != 0 {
-			if parent, err = loadRef(ctx, tx, p.InReplyToPostID); err == nil && parent.deleted {
-				err = fmt.Errorf("post %d is deleted: %w", parent.id, storage.ErrNotFound)
-			}
-			if err != nil {
-				return fmt.Errorf("reply to %w", err)
-			}
-			p.ConversationID, p.InReplyToUserID = parent.conversation, parent.author
-		}
-		if p.QuoteOfID != 0 {
-			if quoted, err = loadRef(ctx, tx, p.QuoteOfID); err == nil && quoted.deleted {
-				err = fmt.Errorf("post %d is deleted: %w", quoted.id, storage.ErrNotFound)
-			}
-			if err != nil {
-				return fmt.Errorf("quote %w", err)
-			}
-		}
-		terms := termsFor(p)
-		if out, err = insertPost(ctx, tx, p, terms); err != nil {
-			return err
-		}
-		if err := bump(ctx, tx, replyCount, parent.root, 1); err != nil {
-			return err
-		}
-		if err := bump(ctx, tx, quoteCount, quoted.root, 1); err != nil {
-			return err
-		}
-		ev, err := postCreated(ctx, tx, out, terms, 0)
-		if err != nil {
-			return err
-		}
-		return appendEvents(ctx, tx, ev)
+		out, err = createPost(ctx, tx, p)
+		return err
 	})
 	if err != nil {
 		return storage.Post{}, err
 	}
 	out.EditHistory = []int64{out.ID}
 	return out, nil
+}
+
+// createPost is CreatePost in tx: the post, its counters and its
+// post.create event.
+func createPost(ctx context.Context, tx pgx.Tx, p storage.Post) (storage.Post, error) {
+	var parent, quoted postRef
+	var err error
+	if p.InReplyToPostID != 0 {
+		if parent, err = loadRef(ctx, tx, p.InReplyToPostID); err != nil {
+			return storage.Post{}, fmt.Errorf("reply to %w", err)
+		}
+	}
+	if p.QuoteOfID != 0 {
+		if quoted, err = loadRef(ctx, tx, p.QuoteOfID); err != nil {
+			return storage.Post{}, fmt.Errorf("quote %w", err)
+		}
+	}
+	if err := lockChains(ctx, tx, parent.root, quoted.root); err != nil {
+		return storage.Post{}, err
+	}
+	id, err := nextID(ctx, tx)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	p.ID, p.ConversationID, p.EditRootID, p.InReplyToUserID = id, id, id, 0
+	p.Metrics, p.CreatedAt = storage.PostMetrics{}, time.Time{}
+	if p.InReplyToPostID != 0 {
+		if parent, err = loadRef(ctx, tx, p.InReplyToPostID); err == nil && parent.deleted {
+			err = fmt.Errorf("post %d is deleted: %w", parent.id, storage.ErrNotFound)
+		}
+		if err != nil {
+			return storage.Post{}, fmt.Errorf("reply to %w", err)
+		}
+		p.ConversationID, p.InReplyToUserID = parent.conversation, parent.author
+	}
+	if p.QuoteOfID != 0 {
+		if quoted, err = loadRef(ctx, tx, p.QuoteOfID); err == nil && quoted.deleted {
+			err = fmt.Errorf("post %d is deleted: %w", quoted.id, storage.ErrNotFound)
+		}
+		if err != nil {
+			return storage.Post{}, fmt.Errorf("quote %w", err)
+		}
+	}
+	terms := termsFor(p)
+	out, err := insertPost(ctx, tx, p, terms)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	if err := bump(ctx, tx, replyCount, parent.root, 1); err != nil {
+		return storage.Post{}, err
+	}
+	if err := bump(ctx, tx, quoteCount, quoted.root, 1); err != nil {
+		return storage.Post{}, err
+	}
+	ev, err := postCreated(ctx, tx, out, terms, 0)
+	if err != nil {
+		return storage.Post{}, err
+	}
+	return out, appendEvents(ctx, tx, ev)
 }
 
 // EditPost stores p as the next version of post previousID at time now
@@ -408,7 +417,7 @@ func (db *DB) EditPost(ctx context.Context, previousID int64, p storage.Post, no
 		next := storage.Post{ID: id, AuthorID: prev.AuthorID, AppID: p.AppID, Text: p.Text, PaidPartnership: p.PaidPartnership,
 			MediaIDs: p.MediaIDs, Lang: p.Lang, Source: p.Source, ConversationID: prev.ConversationID,
 			InReplyToPostID: prev.InReplyToPostID, InReplyToUserID: prev.InReplyToUserID, QuoteOfID: prev.QuoteOfID,
-			EditRootID: prev.EditRootID, PlaceID: prev.PlaceID, PossiblySensitive: p.PossiblySensitive,
+			EditRootID: prev.EditRootID, PlaceID: prev.PlaceID, CardURI: prev.CardURI, PossiblySensitive: p.PossiblySensitive,
 			Entities: p.Entities, Terms: p.Terms, Metrics: prev.Metrics, CreatedAt: now}
 		terms := termsFor(next)
 		if _, err := insertPost(ctx, tx, next, terms); err != nil {

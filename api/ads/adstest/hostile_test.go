@@ -60,7 +60,7 @@ func sqlInt(t testing.TB, conn *pgxpool.Pool, q string, args ...any) int {
 // first of each, by path value name.
 func populate(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, owner *adstest.Caller, acct string, n int) map[string]string {
 	t.Helper()
-	ids := map[string]string{"account_id": acct, "curated_category_id": "9fg8gmz96qdg"}
+	ids := map[string]string{"account_id": acct, "curated_category_id": "9fg8gmz96qdg", "as_user_id": strconv.FormatInt(owner.User.ID, 10)}
 	var lis []string
 	cats := []string{"9fg8gmz96qdg", "9ddrgesiap6o", "79033sdoi0mi", "y4yj4e866vt3", "q3guke3h8j2b"}
 	for i := 0; i < n; i++ {
@@ -844,6 +844,10 @@ func requiredParams(pattern string, ids map[string]string) url.Values {
 	case "GET /12/accounts/{account_id}/account_history":
 		return url.Values{"entity_type": {"LINE_ITEM"}, "entity_id": {ids["line_item_id"]},
 			"start_time": {"2024-01-01T00:00:00Z"}, "end_time": {"2024-01-02T00:00:00Z"}}
+	case "GET /12/accounts/{account_id}/tweets":
+		return url.Values{"tweet_type": {"PUBLISHED"}, "timeline_type": {"ALL"}}
+	case "POST /12/accounts/{account_id}/tweet":
+		return url.Values{"as_user_id": {ids["as_user_id"]}, "text": {"hello"}}
 	case "GET /12/accounts/{account_id}/curated_categories":
 		return url.Values{"country_codes": {"US"}}
 	case "GET /12/accounts/{account_id}/do_not_reach_lists":
