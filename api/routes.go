@@ -12,6 +12,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/ads/audiences"
 	"github.com/aviary-dev/aviary/api/ads/campaigns"
+	"github.com/aviary-dev/aviary/api/ads/cards"
 	"github.com/aviary-dev/aviary/api/ads/catalogs"
 	"github.com/aviary-dev/aviary/api/ads/categories"
 	"github.com/aviary-dev/aviary/api/ads/creatives"
@@ -66,6 +67,7 @@ type AdsModules struct {
 	Permissions  *permissions.Module
 	Catalogs     *catalogs.Module
 	Insights     *insights.Module
+	Cards        *cards.Module
 }
 
 // AdsStore is what the ads features need of storage (*postgres.DB).
@@ -83,6 +85,7 @@ type AdsStore interface {
 	permissions.Store
 	catalogs.Store
 	insights.Store
+	cards.Store
 }
 
 // NewAdsModules builds every ads feature on the kit and the store.
@@ -101,6 +104,7 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		Permissions:  permissions.New(permissions.Deps{Kit: kit, Store: st}),
 		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
 		Insights:     insights.New(insights.Deps{Kit: kit, Store: st}),
+		Cards:        cards.New(cards.Deps{Kit: kit, Store: st}),
 	}
 }
 
@@ -124,7 +128,7 @@ func (m Modules) Endpoints(sandbox bool) []httpx.Endpoint { return m.endpoints(s
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
 	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,
-		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights)
+		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights, a.Cards)
 }
 
 // collect lists the endpoints of the modules that are set.
