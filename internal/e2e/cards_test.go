@@ -36,7 +36,7 @@ func (s *stack) cardsCall(method, path string, body any) response {
 	return s.signedAt(s.demoToken(), s.baseURL, method, path, nil, "")
 }
 
-func data(t *testing.T, what string, r response) map[string]any {
+func cardData(t *testing.T, what string, r response) map[string]any {
 	t.Helper()
 	d, _ := r.Body["data"].(map[string]any)
 	if r.Status != http.StatusOK || d == nil {
@@ -59,14 +59,14 @@ func TestAdsCards(t *testing.T) {
 	vid := s.libraryUpload(ffmpeg(t, dir, "wide.mp4", "-f", "lavfi", "-i", "testsrc=size=320x180:rate=15", "-t", "2",
 		"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p"), "video/mp4", "tweet_video")
 
-	card := data(t, "create component card", s.cardsCall(http.MethodPost, "/cards", map[string]any{"name": "e2e carousel",
+	card := cardData(t, "create component card", s.cardsCall(http.MethodPost, "/cards", map[string]any{"name": "e2e carousel",
 		"components": []map[string]any{{"type": "SWIPEABLE_MEDIA", "media_keys": []string{img, vid}},
 			{"type": "DETAILS", "title": "Aviary", "destination": map[string]any{"type": "WEBSITE", "url": "https://example.com"}}}}))
 	id, _ := card["id"].(string)
 	if card["card_type"] != "MIXED_MEDIA_SINGLE_DEST_CAROUSEL_WEBSITE" || card["card_uri"] != "card://"+id {
 		t.Fatalf("component card: %v", card)
 	}
-	got := data(t, "get component card", s.cardsCall(http.MethodGet, "/cards/"+id, nil))
+	got := cardData(t, "get component card", s.cardsCall(http.MethodGet, "/cards/"+id, nil))
 	if got["name"] != "e2e carousel" || got["card_type"] != card["card_type"] {
 		t.Fatalf("read back %v", got)
 	}
@@ -88,19 +88,19 @@ func TestAdsCards(t *testing.T) {
 	if err := s.db.SetAdAccountFeature(context.Background(), s.creds.AdsAccountID, storage.FeaturePromotedMediaPolls, true); err != nil {
 		t.Fatal(err)
 	}
-	p := data(t, "create poll", s.cardsCall(http.MethodPost, "/cards/poll?"+poll.Encode(), nil))
+	p := cardData(t, "create poll", s.cardsCall(http.MethodPost, "/cards/poll?"+poll.Encode(), nil))
 	if p["card_type"] != "IMAGE_POLLS" || p["duration_in_minutes"] != "60" || p["image_display_width"] != "1200" {
 		t.Fatalf("poll: %v", p)
 	}
 
 	conv := url.Values{"name": {"e2e conversation"}, "first_cta": {"#yes"}, "first_cta_tweet": {"I say yes"},
 		"thank_you_text": {"Thanks"}, "title": {"Pick one"}, "media_key": {vid}}
-	vc := data(t, "create video conversation", s.cardsCall(http.MethodPost, "/cards/video_conversation?"+conv.Encode(), nil))
+	vc := cardData(t, "create video conversation", s.cardsCall(http.MethodPost, "/cards/video_conversation?"+conv.Encode(), nil))
 	vcID, _ := vc["id"].(string)
 	if vc["video_width"] != "16" || vc["video_height"] != "9" || vc["media_key"] != vid {
 		t.Fatalf("video conversation: %v", vc)
 	}
-	up := data(t, "update video conversation", s.cardsCall(http.MethodPut, "/cards/video_conversation/"+vcID+"?"+
+	up := cardData(t, "update video conversation", s.cardsCall(http.MethodPut, "/cards/video_conversation/"+vcID+"?"+
 		url.Values{"second_cta": {"#no"}, "second_cta_tweet": {"I say no"}}.Encode(), nil))
 	if up["second_cta"] != "#no" || up["title"] != "Pick one" {
 		t.Fatalf("updated: %v", up)
@@ -108,13 +108,13 @@ func TestAdsCards(t *testing.T) {
 	if r := s.cardsCall(http.MethodPut, "/cards/video_conversation/"+vcID+"?"+url.Values{"third_cta": {"#maybe"}}.Encode(), nil); r.Status != http.StatusBadRequest {
 		t.Fatalf("third_cta without its post text: %d %s", r.Status, r.Raw)
 	}
-	ic := data(t, "create image conversation", s.cardsCall(http.MethodPost, "/cards/image_conversation?"+
+	ic := cardData(t, "create image conversation", s.cardsCall(http.MethodPost, "/cards/image_conversation?"+
 		url.Values{"name": {"e2e image"}, "first_cta": {"#a"}, "first_cta_tweet": {"a"}, "thank_you_text": {"t"},
 			"title": {"t"}, "media_key": {img}}.Encode(), nil))
 	icID, _ := ic["id"].(string)
 
 	for _, path := range []string{"/cards/poll/" + p["id"].(string), "/cards/video_conversation/" + vcID, "/cards/image_conversation/" + icID} {
-		if d := data(t, "delete "+path, s.cardsCall(http.MethodDelete, path, nil)); d["deleted"] != true {
+		if d := cardData(t, "delete "+path, s.cardsCall(http.MethodDelete, path, nil)); d["deleted"] != true {
 			t.Fatalf("delete %s: %v", path, d)
 		}
 		if r := s.cardsCall(http.MethodGet, path+"?with_deleted=true", nil); r.Status != http.StatusNotFound {

@@ -249,11 +249,11 @@ func webURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// mustJSON encodes a body the package built (it cannot fail).
-func mustJSON(v any) json.RawMessage {
+// encodeBody encodes a card body the package built.
+func encodeBody(v any) (json.RawMessage, error) {
 	b, err := json.Marshal(v)
 	if err != nil {
-		panic(fmt.Sprintf("cards: encode body: %v", err))
+		return nil, fmt.Errorf("encode card body: %w", err)
 	}
-	return b
+	return b, nil
 }

@@ -112,8 +112,12 @@ func (m *Module) createComponent(w http.ResponseWriter, r *http.Request, p *adsx
 	if err != nil {
 		return err
 	}
+	raw, err := encodeBody(body)
+	if err != nil {
+		return err
+	}
 	c, err := m.deps.Store.CreateCard(r.Context(), storage.NewCard{AccountID: acct.ID, Kind: storage.CardComponent,
-		CardType: cardType, Name: name, Body: mustJSON(body)})
+		CardType: cardType, Name: name, Body: raw})
 	if err != nil {
 		return fmt.Errorf("create component card: %w", err)
 	}
@@ -155,10 +159,12 @@ func (m *Module) updateComponent(w http.ResponseWriter, r *http.Request, p *adsx
 		if hasName {
 			c.Name = name
 		}
-		if body != nil {
-			c.CardType, c.Body = cardType, mustJSON(body)
+		if body == nil {
+			return nil
 		}
-		return nil
+		raw, err := encodeBody(body)
+		c.CardType, c.Body = cardType, raw
+		return err
 	})
 	if err != nil {
 		return entity.Err(id, err)

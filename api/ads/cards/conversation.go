@@ -74,8 +74,12 @@ func (m *Module) createConversation(k convKind) adsx.HandleFunc {
 		if err := m.readConversation(r, p, acct.ID, k, &c, &body, true); err != nil {
 			return err
 		}
+		raw, err := encodeBody(body)
+		if err != nil {
+			return err
+		}
 		c, err = m.deps.Store.CreateCard(r.Context(), storage.NewCard{AccountID: acct.ID, Kind: k.kind,
-			CardType: k.cardType, Name: c.Name, Body: mustJSON(body)})
+			CardType: k.cardType, Name: c.Name, Body: raw})
 		if err != nil {
 			return fmt.Errorf("create %s card: %w", k.kind, err)
 		}
@@ -101,8 +105,9 @@ func (m *Module) updateConversation(k convKind) adsx.HandleFunc {
 			if err := m.readConversation(r, p, acct.ID, k, c, &body, false); err != nil {
 				return err
 			}
-			c.Body = mustJSON(body)
-			return nil
+			raw, err := encodeBody(body)
+			c.Body = raw
+			return err
 		})
 		if err != nil {
 			return entity.Err(id, err)

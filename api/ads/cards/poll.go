@@ -72,8 +72,12 @@ func (m *Module) createPoll(w http.ResponseWriter, r *http.Request, p *adsx.Para
 	// read back, so the API's is the one start_time shows.
 	body.StartTime = time.Now().UTC().Truncate(time.Second)
 	body.EndTime = body.StartTime.Add(time.Duration(minutes) * time.Minute)
+	raw, err := encodeBody(body)
+	if err != nil {
+		return err
+	}
 	c, err := m.deps.Store.CreateCard(r.Context(), storage.NewCard{AccountID: acct.ID, Kind: storage.CardPoll,
-		CardType: cardType, Name: name, Body: mustJSON(body)})
+		CardType: cardType, Name: name, Body: raw})
 	if err != nil {
 		return fmt.Errorf("create poll card: %w", err)
 	}

@@ -17,7 +17,11 @@ func TestRenderMediaURLs(t *testing.T) {
 	poster := cardMedia{Key: "3_2", Kind: storage.MediaPhoto, Width: 1280, Height: 720, OutputKey: "media/2/media.jpg"}
 	now := time.Now()
 	card := func(kind string, body any) storage.Card {
-		return storage.Card{ID: "x1", Kind: kind, CardType: "T", CardURI: "card://x1", Body: mustJSON(body), CreatedAt: now, UpdatedAt: now}
+		raw, err := encodeBody(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return storage.Card{ID: "x1", Kind: kind, CardType: "T", CardURI: "card://x1", Body: raw, CreatedAt: now, UpdatedAt: now}
 	}
 	tests := []struct {
 		name string
