@@ -2,6 +2,7 @@ package cards
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -89,7 +90,9 @@ func (m *Module) createConversation(k convKind) adsx.HandleFunc {
 
 // updateConversation serves PUT of a conversation card: the parameters
 // sent replace the card's, and the card they make must follow every
-// rule of a new one.
+// rule of a new one. The card is read and checked (media lookups
+// included) outside the store's transaction, then written only if no
+// other update came in between; else the request starts over.
 func (m *Module) updateConversation(k convKind) adsx.HandleFunc {
 	return func(w http.ResponseWriter, r *http.Request, p *adsx.Params) error {
 		acct, err := m.deps.Kit.Account(r)
@@ -97,23 +100,60 @@ func (m *Module) updateConversation(k convKind) adsx.HandleFunc {
 			return err
 		}
 		id := r.PathValue("card_id")
-		c, err := m.deps.Store.UpdateCard(r.Context(), acct.ID, k.kind, id, func(c *storage.Card) error {
-			var body conversationBody
-			if err := json.Unmarshal(c.Body, &body); err != nil {
-				return fmt.Errorf("decode %s card %s: %w", k.kind, id, err)
+		for range maxUpdateRounds {
+			c, err := m.updateConversationOnce(r, p, acct.ID, k, id)
+			if errors.Is(err, errCardChanged) {
+				continue
 			}
-			if err := m.readConversation(r, p, acct.ID, k, c, &body, false); err != nil {
+			if err != nil {
 				return err
 			}
-			raw, err := encodeBody(body)
-			c.Body = raw
-			return err
-		})
-		if err != nil {
-			return entity.Err(id, err)
+			return adsx.WriteData(w, p, http.StatusOK, m.renderConversation(c))
 		}
-		return adsx.WriteData(w, p, http.StatusOK, m.renderConversation(c))
+		return fmt.Errorf("update %s card %s: changed by %d concurrent updates", k.kind, id, maxUpdateRounds)
 	}
+}
+
+// maxUpdateRounds bounds how often an update starts over because of a
+// concurrent one.
+const maxUpdateRounds = 5
+
+// errCardChanged is a card updated since it was read.
+var errCardChanged = errors.New("card changed since it was read")
+
+// updateConversationOnce reads card id, applies and checks the
+// parameters, and writes it unless it changed meanwhile (errCardChanged).
+func (m *Module) updateConversationOnce(r *http.Request, p *adsx.Params, accountID string, k convKind, id string) (storage.Card, error) {
+	cur, err := m.deps.Store.Card(r.Context(), accountID, k.kind, id, false)
+	if err != nil {
+		return cur, entity.Err(id, err)
+	}
+	var body conversationBody
+	if err := json.Unmarshal(cur.Body, &body); err != nil {
+		return cur, fmt.Errorf("decode %s card %s: %w", k.kind, id, err)
+	}
+	next := cur
+	if err := m.readConversation(r, p, accountID, k, &next, &body, false); err != nil {
+		return cur, err
+	}
+	raw, err := encodeBody(body)
+	if err != nil {
+		return cur, err
+	}
+	c, err := m.deps.Store.UpdateCard(r.Context(), accountID, k.kind, id, func(c *storage.Card) error {
+		if !c.UpdatedAt.Equal(cur.UpdatedAt) || string(c.Body) != string(cur.Body) {
+			return errCardChanged
+		}
+		c.Name, c.Body = next.Name, raw
+		return nil
+	})
+	if errors.Is(err, errCardChanged) {
+		return c, err
+	}
+	if err != nil {
+		return c, entity.Err(id, err)
+	}
+	return c, nil
 }
 
 // readConversation applies the parameters to card c and its body, then
