@@ -130,6 +130,7 @@ func TestComponentCardBadInput(t *testing.T) {
 		{"SWIPEABLE repeated key", good(swipe(img, img), details), "INVALID_PARAMETER", "components[0].media_keys[1]"},
 		{"SWIPEABLE no keys", good(obj{"type": "SWIPEABLE_MEDIA"}, details), "MISSING_PARAMETER", "components[0].media_keys"},
 		{"DETAILS without title", good(mediaComp(img), with(details, "title", nil)), "MISSING_PARAMETER", "components[1].title"},
+		{"DETAILS title 71", good(mediaComp(img), with(details, "title", strings.Repeat("t", 71))), "INVALID_PARAMETER", "components[1].title"},
 		{"DETAILS without destination", good(mediaComp(img), with(details, "destination", nil)), "MISSING_PARAMETER", "components[1].destination"},
 		{"DETAILS with APP destination", good(mediaComp(img), with(details, "destination", appDest)), "INVALID_PARAMETER", "components[1].destination.type"},
 		{"website without url", good(mediaComp(img), with(details, "destination", with(dest, "url", nil))), "MISSING_PARAMETER", "components[1].destination.url"},

@@ -116,7 +116,7 @@ func (m *Module) updateConversation(k convKind) adsx.HandleFunc {
 
 // maxUpdateRounds bounds how often an update starts over because of a
 // concurrent one.
-const maxUpdateRounds = 5
+const maxUpdateRounds = 10
 
 // errCardChanged is a card updated since it was read.
 var errCardChanged = errors.New("card changed since it was read")

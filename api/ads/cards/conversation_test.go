@@ -139,3 +139,25 @@ func TestImageConversationCards(t *testing.T) {
 		t.Fatalf("%d cards left", n)
 	}
 }
+
+// TestConversationConcurrentUpdates: PUTs of different fields at once all
+// land; none overwrites another with the card it read.
+func TestConversationConcurrentUpdates(t *testing.T) {
+	e := newEnv(t)
+	vid := e.video(t)
+	base := e.base + "/video_conversation"
+	id := e.alice.Post(t, base, videoConv(vid)).Status(t, http.StatusOK).Data(t)["id"].(string)
+	changes := []url.Values{{"name": {"renamed"}}, {"title": {"New title"}}, {"thank_you_text": {"Cheers"}},
+		{"thank_you_url": {"https://example.com/t"}}, {"first_cta_tweet": {"changed"}}}
+	replies := make(chan adstest.Reply, len(changes))
+	for _, c := range changes {
+		go func() { replies <- e.alice.Put(t, base+"/"+id, c) }()
+	}
+	for range changes {
+		if r := <-replies; r.Code != http.StatusOK {
+			t.Fatalf("concurrent PUT: %d %s", r.Code, r.Raw)
+		}
+	}
+	check(t, "after concurrent PUTs", e.alice.Get(t, base+"/"+id, nil).Status(t, http.StatusOK).Data(t), obj{"name": "renamed",
+		"title": "New title", "thank_you_text": "Cheers", "thank_you_url": "https://example.com/t", "first_cta_tweet": "changed"})
+}

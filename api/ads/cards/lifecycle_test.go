@@ -83,6 +83,11 @@ func TestComponentCardUpdateAndDelete(t *testing.T) {
 	check(t, "new components", changed, obj{"name": "second", "card_type": "VIDEO_APP"})
 	wantError(t, e.alice.DoJSON(t, http.MethodPut, item, obj{"name": strings.Repeat("n", 81)}), 400, "INVALID_PARAMETER", "name")
 	wantError(t, e.alice.DoJSON(t, http.MethodPut, item, obj{"components": []obj{mediaComp("3_9"), button}}), 400, "INVALID_PARAMETER", "components[0].media_key")
+	wantError(t, e.alice.DoJSON(t, http.MethodPut, item, obj{"components": []obj{mediaComp(img), details},
+		"slides": [][]obj{slide(img), slide(vid)}}), 400, "EXCLUSIVE_PARAMETERS", "slides")
+	if r := e.alice.Put(t, item, url.Values{"name": {"form"}}); r.Code != http.StatusUnsupportedMediaType {
+		t.Fatalf("form PUT: %d %s", r.Code, r.Raw)
+	}
 	check(t, "after refused updates", e.alice.Get(t, item, nil).Status(t, http.StatusOK).Data(t), obj{"name": "second", "card_type": "VIDEO_APP"})
 
 	check(t, "DELETE", e.alice.Delete(t, item, nil).Status(t, http.StatusOK).Data(t), obj{"id": id, "deleted": true})
