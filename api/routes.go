@@ -13,6 +13,7 @@ import (
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/ads/audiences"
 	"github.com/aviary-dev/aviary/api/ads/campaigns"
+	"github.com/aviary-dev/aviary/api/ads/cards"
 	"github.com/aviary-dev/aviary/api/ads/catalogs"
 	"github.com/aviary-dev/aviary/api/ads/categories"
 	"github.com/aviary-dev/aviary/api/ads/creatives"
@@ -79,6 +80,7 @@ type AdsModules struct {
 	Catalogs     *catalogs.Module
 	Insights     *insights.Module
 	AdsPosts     *adsposts.Module
+	Cards        *cards.Module
 }
 
 // AdsStore is what the ads features need of storage (*postgres.DB).
@@ -97,6 +99,7 @@ type AdsStore interface {
 	catalogs.Store
 	insights.Store
 	adsposts.Store
+	cards.Store
 }
 
 // NewAdsModules builds every ads feature on the kit and the store.
@@ -116,6 +119,7 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
 		Insights:     insights.New(insights.Deps{Kit: kit, Store: st}),
 		AdsPosts:     adsposts.New(adsposts.Deps{Kit: kit, Store: st}),
+		Cards:        cards.New(cards.Deps{Kit: kit, Store: st}),
 	}
 }
 
@@ -147,7 +151,7 @@ func (m Modules) served(sandbox bool) []string {
 	for name, mod := range map[string]routable{"accounts": a.Accounts, "campaigns": a.Campaigns, "line_items": a.LineItems,
 		"promoted": a.Promoted, "targeting": a.Targeting, "categories": a.Categories, "creatives": a.Creatives,
 		"media_library": a.MediaLibrary, "audiences": a.Audiences, "do_not_reach": a.DoNotReach,
-		"permissions": a.Permissions, "catalogs": a.Catalogs, "insights": a.Insights} {
+		"permissions": a.Permissions, "catalogs": a.Catalogs, "insights": a.Insights, "posts": a.AdsPosts, "cards": a.Cards} {
 		add("ads/"+name, mod)
 	}
 	return names
@@ -173,7 +177,7 @@ func (m Modules) Endpoints(sandbox bool) []httpx.Endpoint { return m.endpoints(s
 // Endpoints lists every ads feature's endpoints.
 func (a AdsModules) Endpoints() []httpx.Endpoint {
 	return collect(a.Accounts, a.Campaigns, a.LineItems, a.Promoted, a.Targeting, a.Categories, a.Creatives, a.MediaLibrary,
-		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights, a.AdsPosts)
+		a.Audiences, a.DoNotReach, a.Permissions, a.Catalogs, a.Insights, a.AdsPosts, a.Cards)
 }
 
 // collect lists the endpoints of the modules that are set.

@@ -134,6 +134,13 @@ var sortColumns = map[storage.Listing]map[string]sortColumn{
 	},
 	// Products list in first submission order, so the first variant of a
 	// group comes first.
+	// Cards of every kind (ads_cards, migration 0036).
+	storage.ListingCards: {
+		"name":       {"ads_cards.name", sortText},
+		"card_type":  {"ads_cards.card_type", sortText},
+		"created_at": {"ads_cards.created_at", sortTime},
+		"updated_at": {"ads_cards.updated_at", sortTime},
+	},
 	storage.ListingProducts: {
 		"submission_order": {"p.seq", sortBigint},
 	},

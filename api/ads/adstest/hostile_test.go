@@ -92,6 +92,7 @@ func populate(t testing.TB, s *adstest.Server, conn *pgxpool.Pool, owner *adstes
 	ids["line_item_ids"] = strings.Join(lis, ",")
 	populateAudiences(t, s, conn, acct, lis, ids, n)
 	populateCatalog(t, s, conn, owner, acct, ids, n)
+	populateCards(t, conn, acct, ids, n)
 	return ids
 }
 
