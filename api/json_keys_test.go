@@ -119,6 +119,11 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 	product := `"id":"p1","title":"T","description":"D","availability":"in stock","condition":"new","price":"1.00 USD",` +
 		`"link":"https://shop.example/p1","image_link":"https://shop.example/p1.png","brand":"B"`
 	author := fmt.Sprint(b.Author.ID)
+	card := "7310000000000000001"
+	if _, err := apitest.DBConn(t, b).Exec(t.Context(), `INSERT INTO ads_cards (id, account_id, kind, card_type, card_uri, name)
+		VALUES ($1, $2, 'component', 'IMAGE_WEBSITE', 'card://' || $1, 'c')`, card, acct); err != nil {
+		t.Fatalf("card: %v", err)
+	}
 	hook, err := b.DB.CreateWebhook(t.Context(), storage.WebhookCreate{AppID: b.App.ID, URL: "https://a.example/replay", CheckedAt: time.Now()})
 	if err != nil {
 		t.Fatalf("webhook: %v", err)
@@ -187,6 +192,12 @@ func repeatedKeyCases(t *testing.T, b *apitest.Bundle) map[string][]repeatedKeyC
 		},
 		"POST /2/media/upload/{id}/append": {
 			{"/2/media/upload/" + upload + "/append", "oauth:author", `{"media":"AAAA","segment_index":0,"segment_index":1}`, "segment_index"},
+		},
+		"POST /12/accounts/{account_id}/cards": {
+			{"/12/accounts/" + acct + "/cards", "oauth:author", `{"name":"a","name":"b","components":[]}`, "name"},
+		},
+		"PUT /12/accounts/{account_id}/cards/{card_id}": {
+			{"/12/accounts/" + acct + "/cards/" + card, "oauth:author", `{"name":"a","Name":"b"}`, "Name"},
 		},
 		"PUT /12/product_catalogs/{product_catalog_id}/products": {
 			{"/12/product_catalogs/" + catalog + "/products", "oauth:author", `{"products":[{` + product + `,"title":"U"}]}`, "products[0].title"},
