@@ -60,3 +60,6 @@ func (db *DB) BatchAfterIdle(ctx context.Context, idle time.Duration) error {
 	b.Queue(`SELECT 1`)
 	return wrap("batch", conn.SendBatch(ctx, b).Close())
 }
+
+// RenewStreamConnectionsSQL is the heartbeat's renewal statement.
+const RenewStreamConnectionsSQL = renewStreamConnectionsSQL

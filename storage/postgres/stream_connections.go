@@ -72,6 +72,13 @@ func (db *DB) CloseStreamConnection(ctx context.Context, id, reason string) erro
 	return wrap("close stream connection "+id, err)
 }
 
+// renewStreamConnectionsSQL renews the heartbeat of open connections by
+// id, through the primary key also under the generic plan (the ids as
+// uuids; TestHeartbeatOfManyStreams checks the plan).
+const renewStreamConnectionsSQL = `UPDATE stream_connections c SET heartbeat_at = clock_timestamp()
+	WHERE c.id = ANY($1::uuid[]) AND c.disconnected_at IS NULL
+	RETURNING c.id::text, c.terminate_requested_at IS NOT NULL`
+
 // HeartbeatStreamConnections renews the heartbeat of the open connections
 // among ids (a replica's) and returns those of ids that must end, each with
 // why: storage.DisconnectTerminated when a termination was requested,
@@ -94,9 +101,7 @@ func (db *DB) HeartbeatStreamConnections(ctx context.Context, connIDs []string) 
 			valid = append(valid, id)
 		}
 	}
-	rows, err := db.pool.Query(ctx, `UPDATE stream_connections c SET heartbeat_at = clock_timestamp()
-		WHERE c.id = ANY($1::uuid[]) AND c.disconnected_at IS NULL
-		RETURNING c.id::text, c.terminate_requested_at IS NOT NULL`, valid)
+	rows, err := db.pool.Query(ctx, renewStreamConnectionsSQL, valid)
 	if err != nil {
 		return nil, wrap("renew stream connections", err)
 	}
