@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -152,4 +153,23 @@ func (db *DB) ListAdsPosts(ctx context.Context, accountID string, f storage.AdsP
 		spec.Filter.add("p.in_reply_to_post_id IS NULL AND left(ltrim(p.text), 1) <> '@'")
 	}
 	return listPage(ctx, db.pool, spec, opts, scanAdsPost)
+}
+
+// copyAdsFields gives the new version next of an edited post the ads row
+// of the previous version prev, if it has one: an edit changes the text
+// and media, not whether the post is the account's nullcast post, its name
+// or its conversation settings. The video fields describe the video, so
+// they follow only when the media stay the same.
+func copyAdsFields(ctx context.Context, tx pgx.Tx, prev, next storage.Post) error {
+	sameMedia := slices.Equal(prev.MediaIDs, next.MediaIDs)
+	_, err := tx.Exec(ctx, `INSERT INTO ads_posts (post_id, account_id, name, nullcast, conversation_settings,
+			video_cta, video_cta_value, video_title, video_description)
+		SELECT $2, account_id, name, nullcast, conversation_settings,
+			CASE WHEN $3 THEN video_cta END, CASE WHEN $3 THEN video_cta_value END,
+			CASE WHEN $3 THEN video_title END, CASE WHEN $3 THEN video_description END
+		FROM ads_posts WHERE post_id = $1`, prev.ID, next.ID, sameMedia)
+	if err != nil {
+		return fmt.Errorf("copy the ads fields of post %d to its edit %d: %w", prev.ID, next.ID, err)
+	}
+	return nil
 }
