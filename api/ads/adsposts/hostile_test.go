@@ -44,3 +44,78 @@ func TestHostileAdsPostEditKeepsAdsFields(t *testing.T) {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestHostileAdsPostDeletedCards: a component card deleted through the
+// API (marked) and a poll card deleted through the API (gone) can no
+// longer go on a post, and nothing is stored for the refused posts.
+func TestHostileAdsPostDeletedCards(t *testing.T) {
+	f := newFixture(t)
+	cards := "/12/accounts/" + f.acct.ID + "/cards"
+	img := f.libraryMedia(t, storage.MediaTweetImage)
+	comp := f.alice.DoJSON(t, http.MethodPost, cards, map[string]any{"name": "c", "components": []map[string]any{
+		{"type": "MEDIA", "media_key": img},
+		{"type": "DETAILS", "title": "t", "destination": map[string]any{"type": "WEBSITE", "url": "https://example.com"}}}}).
+		Status(t, http.StatusOK).Data(t)
+	poll := f.alice.Post(t, cards+"/poll", url.Values{"name": {"p"}, "duration_in_minutes": {"5"}, "first_choice": {"a"}, "second_choice": {"b"}}).
+		Status(t, http.StatusOK).Data(t)
+	f.alice.Delete(t, cards+"/"+comp["id"].(string), nil).Status(t, http.StatusOK)
+	f.alice.Delete(t, cards+"/poll/"+poll["id"].(string), nil).Status(t, http.StatusOK)
+	before := f.counts(t)
+	for _, c := range []map[string]any{comp, poll} {
+		uri := c["card_uri"].(string)
+		r := f.alice.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.alice.User)}, "text": {"x"}, "card_uri": {uri}})
+		r.Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "card_uri")
+	}
+	if after := f.counts(t); after != before {
+		t.Errorf("refused posts stored rows: %v -> %v", before, after)
+	}
+}
+
+// TestHostileAdsPostCardDeleteRace: posts made with a card while the card
+// is deleted either succeed (made before the delete) or are refused
+// naming card_uri; never a server error, and every post stored was made
+// before the card's deletion.
+func TestHostileAdsPostCardDeleteRace(t *testing.T) {
+	f := newFixture(t)
+	cards := "/12/accounts/" + f.acct.ID + "/cards"
+	poll := f.alice.Post(t, cards+"/poll", url.Values{"name": {"p"}, "duration_in_minutes": {"5"}, "first_choice": {"a"}, "second_choice": {"b"}}).
+		Status(t, http.StatusOK).Data(t)
+	uri := poll["card_uri"].(string)
+	const n = 12
+	codes := make(chan int, n)
+	done := make(chan struct{})
+	for i := range n {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			r := f.alice.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.alice.User)}, "text": {"race " + strconv.Itoa(i)}, "card_uri": {uri}})
+			if r.Code == http.StatusBadRequest && r.FirstError().Parameter != "card_uri" {
+				t.Errorf("refused naming %q: %s", r.FirstError().Parameter, r.Raw)
+			}
+			codes <- r.Code
+		}()
+		if i == n/2 {
+			f.alice.Delete(t, cards+"/poll/"+poll["id"].(string), nil).Status(t, http.StatusOK)
+		}
+	}
+	for range n {
+		<-done
+	}
+	close(codes)
+	ok := 0
+	for c := range codes {
+		switch c {
+		case http.StatusOK:
+			ok++
+		case http.StatusBadRequest:
+		default:
+			t.Errorf("a post racing the card's delete answered %d", c)
+		}
+	}
+	var stored int
+	f.s.Scan(t, `SELECT count(*) FROM posts WHERE card_uri = $1`, []any{uri}, &stored)
+	if stored != ok {
+		t.Errorf("%d posts answered 200 but %d stored with the card", ok, stored)
+	}
+	f.alice.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.alice.User)}, "text": {"after"}, "card_uri": {uri}}).
+		Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "card_uri")
+}
