@@ -175,3 +175,47 @@ func TestHostileComponentListBounds(t *testing.T) {
 		wantError(t, e.alice.Get(t, e.base, c.v), http.StatusBadRequest, "INVALID_PARAMETER", c.param)
 	}
 }
+
+// TestHostileCardBodies: hostile JSON bodies to the JSON-only component
+// card endpoints are refused with the ads envelope (never a server
+// error), and nothing is stored.
+func TestHostileCardBodies(t *testing.T) {
+	e := newEnv(t)
+	img := e.image(t)
+	good := `{"name":"c","components":[{"type":"MEDIA","media_key":"` + img + `"},{"type":"DETAILS","title":"t","destination":{"type":"WEBSITE","url":"https://example.com"}}]}`
+	deep := `{"name":"c","components":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	cases := []struct {
+		name, ctype, body string
+		status            int
+		param             string
+	}{
+		{"too large", "application/json", `{"name":"` + strings.Repeat("a", 70<<10) + `"}`, http.StatusRequestEntityTooLarge, ""},
+		{"deeply nested", "application/json", deep, http.StatusBadRequest, ""},
+		{"null", "application/json", `null`, http.StatusBadRequest, "body"},
+		{"empty", "application/json", ``, http.StatusBadRequest, "body"},
+		{"truncated", "application/json", good[:len(good)-3], http.StatusBadRequest, "body"},
+		{"repeated key in another case", "application/json", `{"name":"c","NAME":"d","components":[]}`, http.StatusBadRequest, "NAME"},
+		{"invalid UTF-8", "application/json", "{\"name\":\"\xff\"}", http.StatusBadRequest, "body"},
+		{"text/plain", "text/plain", good, http.StatusUnsupportedMediaType, ""},
+		{"form", "application/x-www-form-urlencoded", "name=c", http.StatusUnsupportedMediaType, ""},
+		{"name with NUL", "application/json", `{"name":"a\u0000b","components":[]}`, http.StatusBadRequest, "name"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := e.alice.DoRaw(t, http.MethodPost, e.base, c.ctype, c.body)
+			if r.Code != c.status {
+				t.Fatalf("got %d, want %d: %.300s", r.Code, c.status, r.Raw)
+			}
+			if _, ok := r.Body["errors"].([]any); !ok {
+				t.Fatalf("no errors array: %.300s", r.Raw)
+			}
+			if c.param != "" && r.FirstError().Parameter != c.param {
+				t.Fatalf("error names %q, want %q: %.300s", r.FirstError().Parameter, c.param, r.Raw)
+			}
+		})
+	}
+	if n := e.count(t); n != 0 {
+		t.Fatalf("refused bodies stored %d cards", n)
+	}
+	e.alice.DoRaw(t, http.MethodPost, e.base, "application/json; charset=utf-8", good).Status(t, http.StatusOK)
+}
