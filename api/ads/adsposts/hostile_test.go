@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/api/ads/adstest"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -118,4 +119,34 @@ func TestHostileAdsPostCardDeleteRace(t *testing.T) {
 	}
 	f.alice.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.alice.User)}, "text": {"after"}, "card_uri": {uri}}).
 		Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "card_uri")
+}
+
+// TestHostileAdsPostNameIsTheAccounts: a post's name is the label of the
+// account that made (or named) it. Another account that may show the same
+// author's posts (bob uses both) does not read it, find the post by it,
+// nor overwrite it.
+func TestHostileAdsPostNameIsTheAccounts(t *testing.T) {
+	f := newFixture(t)
+	bobs := f.bob.Account(t)
+	dave := f.s.User(t, "dave")
+	if err := f.s.DB.GrantAdAccount(t.Context(), bobs.ID, dave.User.ID); err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	postID := f.bob.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.bob.User)}, "text": {"made through alice's account"},
+		"name": {"Alice secret plan"}}).Status(t, http.StatusOK).Data(t)["id_str"].(string)
+	other := "/12/accounts/" + bobs.ID + "/tweets"
+	q := url.Values{"tweet_type": {"PUBLISHED"}, "user_id": {id(f.bob.User)}, "tweet_ids": {postID}}
+	got := dave.Get(t, other, q).Status(t, http.StatusOK).List(t)
+	if len(got) != 1 || got[0]["name"] != nil {
+		t.Errorf("bob's account shows alice's account's name: %v", got)
+	}
+	if got := dave.Get(t, other, adstest.With(q, "name", "alice")).Status(t, http.StatusOK).List(t); len(got) != 0 {
+		t.Errorf("bob's account finds the post by alice's account's name: %v", got)
+	}
+	dave.Put(t, other+"/"+postID+"/name", url.Values{"name": {"pwned"}}).Fails(t, http.StatusNotFound, "TWEET_NOT_FOUND", "tweet_id")
+	mine := f.alice.Get(t, f.listPath(), url.Values{"tweet_type": {"PUBLISHED"}, "user_id": {id(f.bob.User)}, "tweet_ids": {postID}}).
+		Status(t, http.StatusOK).List(t)
+	if len(mine) != 1 || mine[0]["name"] != "Alice secret plan" {
+		t.Errorf("alice's account's name after bob's account's attempts: %v", mine)
+	}
 }
