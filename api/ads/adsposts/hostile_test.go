@@ -150,3 +150,25 @@ func TestHostileAdsPostNameIsTheAccounts(t *testing.T) {
 		t.Errorf("alice's account's name after bob's account's attempts: %v", mine)
 	}
 }
+
+// TestHostileAdsPostAsAnotherGrantee: a user granted access to an
+// account may post as the account's owner (who granted it) or as
+// themselves, not as another user the owner also granted access: that
+// user granted the caller nothing.
+func TestHostileAdsPostAsAnotherGrantee(t *testing.T) {
+	f := newFixture(t)
+	carol := f.s.User(t, "carol")
+	if err := f.s.DB.GrantAdAccount(t.Context(), f.acct.ID, carol.User.ID); err != nil {
+		t.Fatalf("grant: %v", err)
+	}
+	before := f.counts(t)
+	r := f.bob.Post(t, f.createPath(), url.Values{"as_user_id": {id(carol.User)}, "text": {"words put in carol's mouth"}})
+	r.Fails(t, http.StatusBadRequest, "INVALID_PARAMETER", "as_user_id")
+	if after := f.counts(t); after != before {
+		t.Errorf("the refused post stored rows: %v -> %v", before, after)
+	}
+	// the owner and the caller themselves stay allowed
+	f.bob.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.alice.User)}, "text": {"for alice"}}).Status(t, http.StatusOK)
+	f.bob.Post(t, f.createPath(), url.Values{"as_user_id": {id(f.bob.User)}, "text": {"for bob"}}).Status(t, http.StatusOK)
+	carol.Post(t, f.createPath(), url.Values{"as_user_id": {id(carol.User)}, "text": {"for carol"}}).Status(t, http.StatusOK)
+}
