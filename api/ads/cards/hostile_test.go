@@ -160,7 +160,9 @@ func TestHostileComponentListBounds(t *testing.T) {
 		}
 		return strings.Join(out, ",")
 	}
-	idOf := func(i int) string { return "1" + strings.Repeat("0", 3) + string(rune('0'+i%10)) + strings.Repeat("1", i/10%10) }
+	idOf := func(i int) string {
+		return "1" + strings.Repeat("0", 3) + string(rune('0'+i%10)) + strings.Repeat("1", i/10%10)
+	}
 	uriOf := func(i int) string { return "card://" + idOf(i) }
 	for _, v := range []url.Values{{"card_id": {list(200, idOf)}}, {"card_uris": {list(200, uriOf)}}, {"count": {"1"}}, {"count": {"200"}},
 		{"q": {strings.Repeat("語", 80)}}} {
