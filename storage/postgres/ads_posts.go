@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/jackc/pgx/v5"
 
@@ -104,6 +105,7 @@ const accountPostCondition = `p.deleted_at IS NULL AND p.superseded_at IS NULL A
 func (db *DB) AdsPost(ctx context.Context, accountID string, id int64) (storage.AdsPost, error) {
 	p, err := scanAdsPost(db.pool.QueryRow(ctx, `SELECT `+adsPostColumns+` FROM `+adsPostFrom+`
 		WHERE p.id = $2 AND `+accountPostCondition, accountID, id))
+	hideForeignName(accountID, &p)
 	return p, wrap(fmt.Sprintf("load ads post %d", id), err)
 }
 
@@ -119,14 +121,30 @@ func (db *DB) SetAdsPostName(ctx context.Context, accountID string, id int64, na
 		if err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `INSERT INTO ads_posts (post_id, account_id, name, nullcast) VALUES ($1, $2, $3, false)
-			ON CONFLICT (post_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()`, id, accountID, name); err != nil {
+		// The name is the label of the account that made (or first named)
+		// the post: another account that shows the same author's posts
+		// does not overwrite it.
+		tag, err := tx.Exec(ctx, `INSERT INTO ads_posts (post_id, account_id, name, nullcast) VALUES ($1, $2, $3, false)
+			ON CONFLICT (post_id) DO UPDATE SET name = EXCLUDED.name, updated_at = now()
+			WHERE ads_posts.account_id = EXCLUDED.account_id`, id, accountID, name)
+		if err != nil {
 			return fmt.Errorf("set name: %w", err)
+		}
+		if tag.RowsAffected() == 0 {
+			return fmt.Errorf("post %d is named by another account: %w", id, storage.ErrNotFound)
 		}
 		out, err = scanAdsPost(tx.QueryRow(ctx, `SELECT `+adsPostColumns+` FROM `+adsPostFrom+` WHERE p.id = $1`, id))
 		return err
 	})
 	return out, err
+}
+
+// hideForeignName clears the name of a post whose ads row belongs to
+// another account than accountID: a name is its account's own label.
+func hideForeignName(accountID string, p *storage.AdsPost) {
+	if p.Ads.AccountID != "" && p.Ads.AccountID != accountID {
+		p.Ads.Name = nil
+	}
 }
 
 // ListAdsPosts returns one page of the posts f.AuthorID wrote that the
@@ -146,10 +164,34 @@ func (db *DB) ListAdsPosts(ctx context.Context, accountID string, f storage.AdsP
 		spec.Filter.add("NOT COALESCE(a.nullcast, false)")
 	}
 	if f.NamePrefix != "" {
+		spec.Filter.add("a.account_id = $?", accountID)
 		spec.Filter.add(`lower(a.name) LIKE $? ESCAPE '\'`, likePrefix(f.NamePrefix))
 	}
 	if !f.WithMentionsAndReplies {
 		spec.Filter.add("p.in_reply_to_post_id IS NULL AND left(ltrim(p.text), 1) <> '@'")
 	}
-	return listPage(ctx, db.pool, spec, opts, scanAdsPost)
+	page, err := listPage(ctx, db.pool, spec, opts, scanAdsPost)
+	for i := range page.Items {
+		hideForeignName(accountID, &page.Items[i])
+	}
+	return page, err
+}
+
+// copyAdsFields gives the new version next of an edited post the ads row
+// of the previous version prev, if it has one: an edit changes the text
+// and media, not whether the post is the account's nullcast post, its name
+// or its conversation settings. The video fields describe the video, so
+// they follow only when the media stay the same.
+func copyAdsFields(ctx context.Context, tx pgx.Tx, prev, next storage.Post) error {
+	sameMedia := slices.Equal(prev.MediaIDs, next.MediaIDs)
+	_, err := tx.Exec(ctx, `INSERT INTO ads_posts (post_id, account_id, name, nullcast, conversation_settings,
+			video_cta, video_cta_value, video_title, video_description)
+		SELECT $2, account_id, name, nullcast, conversation_settings,
+			CASE WHEN $3 THEN video_cta END, CASE WHEN $3 THEN video_cta_value END,
+			CASE WHEN $3 THEN video_title END, CASE WHEN $3 THEN video_description END
+		FROM ads_posts WHERE post_id = $1`, prev.ID, next.ID, sameMedia)
+	if err != nil {
+		return fmt.Errorf("copy the ads fields of post %d to its edit %d: %w", prev.ID, next.ID, err)
+	}
+	return nil
 }

@@ -426,6 +426,9 @@ func (db *DB) EditPost(ctx context.Context, previousID int64, p storage.Post, no
 		if _, err := tx.Exec(ctx, `UPDATE posts SET superseded_at = $2 WHERE id = $1`, prev.ID, now); err != nil {
 			return fmt.Errorf("supersede post %d: %w", prev.ID, err)
 		}
+		if err := copyAdsFields(ctx, tx, prev, next); err != nil {
+			return err
+		}
 		// A repost shows the chain's text: its live reposts show the edit.
 		if _, err := tx.Exec(ctx, `UPDATE posts r SET text = 'RT @' || u.username || ': ' || $2
 			FROM users u WHERE u.id = $3 AND r.deleted_at IS NULL

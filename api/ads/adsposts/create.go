@@ -127,9 +127,15 @@ func (m *Module) checkCreate(r *http.Request, acct storage.AdAccount, p *adsx.Pa
 	if err := p.Err(); err != nil {
 		return err
 	}
-	granted, err := m.deps.Store.IsAdAccountUser(r.Context(), acct.ID, req.asUser)
-	if err != nil {
-		return err
+	// The advertiser who granted the caller access is the account's owner;
+	// the caller may also post as themselves. Another user the owner
+	// granted access granted the caller nothing.
+	granted := req.asUser == acct.UserID || req.asUser == adsx.UserID(r)
+	if granted {
+		var err error
+		if granted, err = m.deps.Store.IsAdAccountUser(r.Context(), acct.ID, req.asUser); err != nil {
+			return err
+		}
 	}
 	if !granted {
 		p.Fail("as_user_id", fmt.Sprintf("User %d has not granted access to account %s", req.asUser, acct.ID))
