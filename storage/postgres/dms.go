@@ -94,6 +94,22 @@ func openOneToOne(ctx context.Context, tx pgx.Tx, sender, participant int64) (st
 	return conv, err
 }
 
+// checkDMBlocks reports storage.ErrBlocked when sender blocks, or is
+// blocked by, any other of members: neither may write to the other
+// (docs/direct-messages.md, "Blocks").
+func checkDMBlocks(ctx context.Context, tx pgx.Tx, sender int64, members []int64) error {
+	var blocked bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE (source_id = $1 AND target_id = ANY($2))
+		OR (target_id = $1 AND source_id = ANY($2)))`, sender, others(members, sender)).Scan(&blocked)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return storage.ErrBlocked
+	}
+	return nil
+}
+
 // checkDMMedia reports storage.ErrDMMedia unless every id is a finished
 // upload the sender owns.
 func checkDMMedia(ctx context.Context, tx pgx.Tx, sender int64, ids []int64) error {
@@ -145,6 +161,11 @@ func (db *DB) SendDM(ctx context.Context, in storage.DMSend) (storage.DMEvent, e
 		if err != nil {
 			return err
 		}
+		if storage.IsOneToOneConversationID(conv) {
+			if err := checkDMBlocks(ctx, tx, in.SenderID, members); err != nil {
+				return err
+			}
+		}
 		if err := checkDMMedia(ctx, tx, in.SenderID, in.MediaIDs); err != nil {
 			return err
 		}
@@ -181,6 +202,9 @@ func (db *DB) CreateDMGroup(ctx context.Context, in storage.DMSend, participants
 		}
 		if n != len(members) || len(members) < 3 {
 			return storage.ErrDMRecipient
+		}
+		if err := checkDMBlocks(ctx, tx, in.SenderID, members); err != nil {
+			return err
 		}
 		id, err := nextID(ctx, tx)
 		if err != nil {

@@ -1,0 +1,134 @@
+package dms_test
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/storage"
+)
+
+// TestHostileDMBlocked: a user blocked by the recipient (or who blocks
+// the recipient) can not send them a direct message, neither through the
+// "with" endpoint nor into their existing one-to-one conversation.
+func TestHostileDMBlocked(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	ctx := t.Context()
+	author := fmt.Sprint(b.Author.ID)
+	conv := storage.OneToOneConversationID(b.User.ID, b.Author.ID)
+	if r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "before"}); r.Status != 201 {
+		t.Fatalf("send before the block = %d %s", r.Status, r.Raw)
+	}
+	if _, err := b.DB.Block(ctx, b.Author.ID, b.User.ID); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{"/2/dm_conversations/with/" + author + "/messages", "/2/dm_conversations/" + conv + "/messages"} {
+		r := send(t, b, "oauth:reader", path, map[string]any{"text": "after the block"})
+		if r.Status != 403 || r.Body["type"] != "https://api.x.com/2/problems/not-authorized-for-resource" {
+			t.Errorf("blocked sender: POST %s = %d %s", path, r.Status, r.Raw)
+		}
+		// The blocker can not write to the user they block either.
+		r = send(t, b, "oauth:author", strings.Replace(path, "with/"+author, "with/"+fmt.Sprint(b.User.ID), 1), map[string]any{"text": "from the blocker"})
+		if r.Status != 403 {
+			t.Errorf("blocker: POST %s = %d %s", path, r.Status, r.Raw)
+		}
+	}
+	if r := get(t, b, "/2/dm_conversations/"+conv+"/dm_events", "oauth:author"); apitest.Obj(r.Body, "meta", "result_count") != float64(1) {
+		t.Errorf("after refused sends the conversation holds = %s", r.Raw)
+	}
+	// A group with a user who blocks the creator is refused as well.
+	carol := b.AddUser(t, "carol", "read-write")
+	r := send(t, b, "oauth:reader", "/2/dm_conversations", map[string]any{"conversation_type": "Group",
+		"participant_ids": []string{author, fmt.Sprint(carol.ID)}, "message": map[string]any{"text": "group"}})
+	if r.Status != 403 {
+		t.Errorf("group with a blocker = %d %s", r.Status, r.Raw)
+	}
+	if _, err := b.DB.Unblock(ctx, b.Author.ID, b.User.ID); err != nil {
+		t.Fatal(err)
+	}
+	if r := send(t, b, "oauth:reader", "/2/dm_conversations/"+conv+"/messages", map[string]any{"text": "unblocked"}); r.Status != 201 {
+		t.Errorf("send after the unblock = %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestHostileDMOddBodies: odd bodies and path values are 400
+// invalid-request (never a 500): a NUL in the text, wrong types, null,
+// ids beyond int64 or with signs, unknown and repeated keys.
+func TestHostileDMOddBodies(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	author := fmt.Sprint(b.Author.ID)
+	with := "/2/dm_conversations/with/" + author + "/messages"
+	cases := []struct {
+		name, path, body string
+		want             int
+	}{
+		{"nul in text", with, `{"text":"a\u0000b"}`, 400},
+		{"text a number", with, `{"text":5}`, 400},
+		{"text null, nothing else", with, `{"text":null}`, 400},
+		{"attachments null", with, `{"text":"x","attachments":null}`, 201},
+		{"attachments empty", with, `{"attachments":[]}`, 400},
+		{"media id beyond int64", with, `{"attachments":[{"media_id":"99999999999999999999"}]}`, 400},
+		{"media id negative", with, `{"attachments":[{"media_id":"-1"}]}`, 400},
+		{"unknown key", with, `{"text":"x","evil":1}`, 400},
+		{"array body", with, `[{"text":"x"}]`, 400},
+		{"participant beyond int64", "/2/dm_conversations/with/99999999999999999999/messages", `{"text":"x"}`, 400},
+		{"participant zero", "/2/dm_conversations/with/0/messages", `{"text":"x"}`, 400},
+		{"conversation beyond int64", "/2/dm_conversations/99999999999999999999-1/messages", `{"text":"x"}`, 400},
+		{"group ids null", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":null,"message":{"text":"x"}}`, 400},
+		{"group ids numbers", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":[1,2],"message":{"text":"x"}}`, 400},
+		{"group message null", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":["` + author + `","12"],"message":null}`, 400},
+		{"group leading zeros twice", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":["` + author + `","0` + author + `"],"message":{"text":"x"}}`, 400},
+	}
+	for _, c := range cases {
+		r := b.Call(t, "POST", c.path, "oauth:reader", "application/json", []byte(c.body))
+		if r.Status != c.want {
+			t.Errorf("%s: POST %s %s = %d %s", c.name, c.path, c.body, r.Status, r.Raw)
+			continue
+		}
+		if c.want == 400 && r.Body["type"] != "https://api.x.com/2/problems/invalid-request" {
+			t.Errorf("%s: not invalid-request: %s", c.name, r.Raw)
+		}
+	}
+}
+
+// TestHostileDMConcurrentFirstMessages: many concurrent first messages
+// between two users (both directions) make one conversation holding
+// every message.
+func TestHostileDMConcurrentFirstMessages(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	reader, author := fmt.Sprint(b.User.ID), fmt.Sprint(b.Author.ID)
+	const n = 8
+	var wg sync.WaitGroup
+	statuses := make([]int, n)
+	convs := make([]any, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			authz, to := "oauth:reader", author
+			if i%2 == 1 {
+				authz, to = "oauth:author", reader
+			}
+			r := send(t, b, authz, "/2/dm_conversations/with/"+to+"/messages", map[string]any{"text": fmt.Sprint("m", i)})
+			statuses[i], convs[i] = r.Status, apitest.Obj(r.Body, "data", "dm_conversation_id")
+		}()
+	}
+	wg.Wait()
+	conv := storage.OneToOneConversationID(b.User.ID, b.Author.ID)
+	for i := range n {
+		if statuses[i] != 201 || convs[i] != conv {
+			t.Errorf("send %d = %d, conversation %v", i, statuses[i], convs[i])
+		}
+	}
+	var convCount, msgCount int
+	b.Query(t, `SELECT count(*) FROM dm_conversations WHERE id = '`+conv+`'`, &convCount)
+	b.Query(t, `SELECT count(*) FROM dm_events WHERE conversation_id = '`+conv+`'`, &msgCount)
+	if convCount != 1 || msgCount != n {
+		t.Errorf("conversations %d, messages %d; want 1, %d", convCount, msgCount, n)
+	}
+}
