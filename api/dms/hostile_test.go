@@ -22,7 +22,7 @@ func TestHostileDMBlocked(t *testing.T) {
 	if r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "before"}); r.Status != 201 {
 		t.Fatalf("send before the block = %d %s", r.Status, r.Raw)
 	}
-	if _, err := b.DB.Block(ctx, b.Author.ID, b.User.ID); err != nil {
+	if _, err := b.DB.Block(ctx, 0, b.Author.ID, b.User.ID); err != nil {
 		t.Fatal(err)
 	}
 	for _, path := range []string{"/2/dm_conversations/with/" + author + "/messages", "/2/dm_conversations/" + conv + "/messages"} {
@@ -46,7 +46,7 @@ func TestHostileDMBlocked(t *testing.T) {
 	if r.Status != 403 {
 		t.Errorf("group with a blocker = %d %s", r.Status, r.Raw)
 	}
-	if _, err := b.DB.Unblock(ctx, b.Author.ID, b.User.ID); err != nil {
+	if _, err := b.DB.Unblock(ctx, 0, b.Author.ID, b.User.ID); err != nil {
 		t.Fatal(err)
 	}
 	if r := send(t, b, "oauth:reader", "/2/dm_conversations/"+conv+"/messages", map[string]any{"text": "unblocked"}); r.Status != 201 {

@@ -1,0 +1,139 @@
+package social_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/aviary-dev/aviary/api/apitest"
+	"github.com/aviary-dev/aviary/storage/ids"
+)
+
+// TestHostileSocialEventsInspection: follows, mutes and blocks made with
+// an app's tokens are that app's events in GET /_aviary/events, and never
+// another app's.
+func TestHostileSocialEventsInspection(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
+	for _, step := range []struct{ method, path string }{
+		{"POST", "/2/users/" + reader + "/following"},
+		{"POST", "/2/users/" + reader + "/muting"},
+		{"POST", "/2/users/" + reader + "/blocking"},
+	} {
+		if r := b.Call(t, step.method, step.path, "oauth:reader", "application/json", target(b.Author.ID)); r.Status != http.StatusOK {
+			t.Fatalf("%s %s = %d %s", step.method, step.path, r.Status, r.Raw)
+		}
+	}
+	r := b.Get(t, "/_aviary/events", b.Bearer)
+	var types []string
+	for _, e := range r.Body["data"].([]any) {
+		ev := e.(map[string]any)
+		types = append(types, ev["type"].(string))
+		if ev["user_id"] != reader || ev["subject_id"] != author {
+			t.Errorf("event %v: want user %s, subject %s", ev, reader, author)
+		}
+	}
+	if fmt.Sprint(types) != "[follow.follow mute.mute follow.unfollow block.block]" {
+		t.Errorf("the app's events = %v (%s)", types, r.Raw)
+	}
+	if other := b.Get(t, "/_aviary/events", b.OtherBearer); len(other.Body["data"].([]any)) != 0 {
+		t.Errorf("another app sees: %s", other.Raw)
+	}
+}
+
+// TestHostileSocialRaces: concurrent follows, unfollows and blocks of the
+// same pair leave a consistent graph: after a block no follow between
+// the two remains, and the counters are never negative.
+func TestHostileSocialRaces(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
+	var wg sync.WaitGroup
+	statuses := make(chan int, 64)
+	call := func(method, path, authz string, body []byte) {
+		defer wg.Done()
+		statuses <- b.Call(t, method, path, authz, "application/json", body).Status
+	}
+	for range 4 {
+		wg.Add(5)
+		go call("POST", "/2/users/"+reader+"/following", "oauth:reader", target(b.Author.ID))
+		go call("POST", "/2/users/"+author+"/following", "oauth:author", target(b.User.ID))
+		go call("DELETE", "/2/users/"+reader+"/following/"+author, "oauth:reader", nil)
+		go call("POST", "/2/users/"+author+"/blocking", "oauth:author", target(b.User.ID))
+		go call("DELETE", "/2/users/"+author+"/blocking/"+reader, "oauth:author", nil)
+	}
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		if s != http.StatusOK && s != http.StatusForbidden {
+			t.Errorf("a racing change answered %d", s)
+		}
+	}
+	var blocks, follows int
+	b.Query(t, fmt.Sprintf(`SELECT (SELECT count(*) FROM blocks WHERE source_id = %[1]d AND target_id = %[2]d),
+		(SELECT count(*) FROM follows WHERE (source_id = %[1]d AND target_id = %[2]d) OR (source_id = %[2]d AND target_id = %[1]d))`,
+		b.Author.ID, b.User.ID), &blocks, &follows)
+	if blocks == 1 && follows != 0 {
+		t.Errorf("a block with %d follows between the two", follows)
+	}
+	for _, id := range []string{reader, author} {
+		r := b.Get(t, "/2/users/"+id+"?user.fields=public_metrics", b.Bearer)
+		for _, k := range []string{"followers_count", "following_count"} {
+			if n, _ := apitest.Obj(r.Body, "data", "public_metrics", k).(float64); n < 0 || n > 1 {
+				t.Errorf("user %s %s = %v", id, k, n)
+			}
+		}
+	}
+	// Once blocked, neither can follow the other.
+	if r := b.Call(t, "POST", "/2/users/"+author+"/blocking", "oauth:author", "application/json", target(b.User.ID)); r.Status != http.StatusOK {
+		t.Fatalf("block = %d %s", r.Status, r.Raw)
+	}
+	for _, c := range []struct{ who, as, whom string }{{reader, "oauth:reader", author}, {author, "oauth:author", reader}} {
+		id, _ := apitest.StrconvID(c.whom)
+		if r := b.Call(t, "POST", "/2/users/"+c.who+"/following", c.as, "application/json", target(id)); r.Status != http.StatusForbidden {
+			t.Errorf("%s follows after the block = %d %s", c.as, r.Status, r.Raw)
+		}
+	}
+}
+
+// TestHostileSocialOddInput: odd bodies, path ids and pagination tokens
+// are 400 invalid-request naming the parameter, never a 500.
+func TestHostileSocialOddInput(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
+	follow := "/2/users/" + reader + "/following"
+	cases := []struct{ name, method, path, body string }{
+		{"target a number", "POST", follow, `{"target_user_id":` + author + `}`},
+		{"target null", "POST", follow, `{"target_user_id":null}`},
+		{"target beyond int64", "POST", follow, `{"target_user_id":"99999999999999999999"}`},
+		{"target zero", "POST", follow, `{"target_user_id":"0"}`},
+		{"target leading zero", "POST", follow, `{"target_user_id":"0` + author + `"}`},
+		{"target unicode digits", "POST", follow, `{"target_user_id":"١٢٣"}`},
+		{"target an array", "POST", follow, `{"target_user_id":["` + author + `"]}`},
+		{"empty object", "POST", follow, `{}`},
+		{"null body", "POST", follow, `null`},
+		{"unknown key", "POST", follow, `{"target_user_id":"` + author + `","x":1}`},
+		{"source beyond int64", "POST", "/2/users/99999999999999999999/following", `{"target_user_id":"` + author + `"}`},
+		{"unfollow target beyond int64", "DELETE", follow + "/99999999999999999999", ``},
+		{"unmute target zero", "DELETE", "/2/users/" + reader + "/muting/0", ``},
+		{"forged token", "GET", follow + "?pagination_token=AAAAAAAAAAAAAAAA", ``},
+		{"lowercase token", "GET", follow + "?pagination_token=zzzzzzzzzzzzzzzz", ``},
+		{"negative token", "GET", follow + "?pagination_token=VVVVVVVVVVVVU===", ``},
+		{"max_results 0", "GET", "/2/users/" + reader + "/blocking?max_results=0", ``},
+		{"max_results huge", "GET", "/2/users/" + reader + "/muting?max_results=99999999999999999999", ``},
+	}
+	for _, c := range cases {
+		var body []byte
+		ct := ""
+		if c.body != "" {
+			body, ct = []byte(c.body), "application/json"
+		}
+		r := b.Call(t, c.method, c.path, "oauth:reader", ct, body)
+		if r.Status != http.StatusBadRequest || r.Body["type"] != "https://api.x.com/2/problems/invalid-request" {
+			t.Errorf("%s: %s %s %s = %d %s", c.name, c.method, c.path, c.body, r.Status, r.Raw)
+		}
+	}
+}
