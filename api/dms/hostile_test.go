@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
@@ -130,5 +131,65 @@ func TestHostileDMConcurrentFirstMessages(t *testing.T) {
 	b.Query(t, `SELECT count(*) FROM dm_events WHERE conversation_id = '`+conv+`'`, &msgCount)
 	if convCount != 1 || msgCount != n {
 		t.Errorf("conversations %d, messages %d; want 1, %d", convCount, msgCount, n)
+	}
+}
+
+// TestHostileDMInactiveRecipient: a one-to-one conversation whose other
+// participant was suspended (or deactivated) takes no more messages,
+// through its id as through the "with" endpoint; never a 500.
+func TestHostileDMInactiveRecipient(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	author := fmt.Sprint(b.Author.ID)
+	conv := storage.OneToOneConversationID(b.User.ID, b.Author.ID)
+	if r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "before"}); r.Status != 201 {
+		t.Fatalf("send = %d %s", r.Status, r.Raw)
+	}
+	if _, err := b.DB.SetUserState(t.Context(), b.Author.ID, "suspended", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "x"})
+	if r.Status != 400 || apitest.Obj(r.Body, "errors") == nil {
+		t.Errorf("with a suspended user = %d %s", r.Status, r.Raw)
+	}
+	r = send(t, b, "oauth:reader", "/2/dm_conversations/"+conv+"/messages", map[string]any{"text": "x"})
+	if r.Status != 400 || r.Body["type"] != "https://api.x.com/2/problems/invalid-request" || !strings.Contains(r.Raw, `"dm_conversation_id"`) {
+		t.Errorf("into the conversation with a suspended user = %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestHostileDMScopes: sending needs dm.write, reading dm.read, deleting
+// both; a read-only OAuth 1.0a token sends nothing.
+func TestHostileDMScopes(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	author := fmt.Sprint(b.Author.ID)
+	readOnly := userToken(t, b, b.User, "dm.read", "tweet.read", "users.read")
+	writeOnly := userToken(t, b, b.User, "dm.write", "tweet.read", "users.read")
+	r := send(t, b, writeOnly, "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "hi"})
+	if r.Status != 201 {
+		t.Fatalf("send with dm.write = %d %s", r.Status, r.Raw)
+	}
+	event := apitest.Obj(r.Body, "data", "dm_event_id").(string)
+	checks := []struct{ name, method, path, authz string }{
+		{"send without dm.write", "POST", "/2/dm_conversations/with/" + author + "/messages", readOnly},
+		{"group without dm.write", "POST", "/2/dm_conversations", readOnly},
+		{"list without dm.read", "GET", "/2/dm_events", writeOnly},
+		{"lookup without dm.read", "GET", "/2/dm_events/" + event, writeOnly},
+		{"delete without dm.read", "DELETE", "/2/dm_events/" + event, writeOnly},
+		{"delete without dm.write", "DELETE", "/2/dm_events/" + event, readOnly},
+		{"app-only list", "GET", "/2/dm_events", b.Bearer},
+	}
+	for _, c := range checks {
+		var body []byte
+		if c.method == "POST" {
+			body = apitest.JSONBody(map[string]any{"text": "x"})
+		}
+		if r := b.Call(t, c.method, c.path, c.authz, "application/json", body); r.Status != 403 {
+			t.Errorf("%s = %d %s", c.name, r.Status, r.Raw)
+		}
+	}
+	if r := get(t, b, "/2/dm_events/"+event, readOnly); apitest.Obj(r.Body, "data", "id") != event {
+		t.Errorf("lookup with dm.read = %d %s", r.Status, r.Raw)
 	}
 }

@@ -182,6 +182,9 @@ func (m *Module) createGroup(w http.ResponseWriter, r *http.Request) error {
 // caller is not in) a resource-not-found.
 func sendError(err error, in storage.DMSend) error {
 	switch {
+	case errors.Is(err, storage.ErrDMRecipient) && in.ConversationID != "":
+		return apierr.InvalidParam("dm_conversation_id",
+			fmt.Sprintf("The other participant of the conversation [%s] is not a user you can send a direct message to.", in.ConversationID), in.ConversationID)
 	case errors.Is(err, storage.ErrDMRecipient):
 		raw := httpx.FormatID(in.ParticipantID)
 		return apierr.InvalidParam("participant_id",

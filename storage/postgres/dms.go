@@ -94,6 +94,22 @@ func openOneToOne(ctx context.Context, tx pgx.Tx, sender, participant int64) (st
 	return conv, err
 }
 
+// checkOneToOne checks a send into a one-to-one conversation of members:
+// the other participant must still be active (storage.ErrDMRecipient) and
+// neither may block the other (storage.ErrBlocked).
+func checkOneToOne(ctx context.Context, tx pgx.Tx, sender int64, members []int64) error {
+	for _, id := range others(members, sender) {
+		ok, err := activeUser(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return storage.ErrDMRecipient
+		}
+	}
+	return checkDMBlocks(ctx, tx, sender, members)
+}
+
 // checkDMBlocks reports storage.ErrBlocked when sender blocks, or is
 // blocked by, any other of members: neither may write to the other
 // (docs/direct-messages.md, "Blocks").
@@ -144,7 +160,10 @@ func insertDMEvent(ctx context.Context, tx pgx.Tx, conv, typ string, sender, app
 // SendDM records a message from in.SenderID: to the conversation
 // in.ConversationID, which the sender must be in (storage.ErrNotFound), or
 // to the one-to-one conversation with in.ParticipantID, created when new
-// (storage.ErrDMRecipient for an unknown or inactive user, or the sender).
+// (storage.ErrDMRecipient for an unknown or inactive user, or the sender;
+// also when the other participant of a one-to-one conversation named by
+// id is no longer active). A block between the two users of a one-to-one
+// conversation is storage.ErrBlocked.
 // Attached media must be the sender's finished uploads
 // (storage.ErrDMMedia). It appends dm.message.create.
 func (db *DB) SendDM(ctx context.Context, in storage.DMSend) (storage.DMEvent, error) {
@@ -162,7 +181,7 @@ func (db *DB) SendDM(ctx context.Context, in storage.DMSend) (storage.DMEvent, e
 			return err
 		}
 		if storage.IsOneToOneConversationID(conv) {
-			if err := checkDMBlocks(ctx, tx, in.SenderID, members); err != nil {
+			if err := checkOneToOne(ctx, tx, in.SenderID, members); err != nil {
 				return err
 			}
 		}
