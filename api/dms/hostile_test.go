@@ -82,6 +82,11 @@ func TestHostileDMOddBodies(t *testing.T) {
 		{"group ids null", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":null,"message":{"text":"x"}}`, 400},
 		{"group ids numbers", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":[1,2],"message":{"text":"x"}}`, 400},
 		{"group message null", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":["` + author + `","12"],"message":null}`, 400},
+		{"text too long", with, `{"text":"` + strings.Repeat("x", 10001) + `"}`, 400},
+		{"10000 astral characters", with, `{"text":"` + strings.Repeat("😀", 10000) + `"}`, 201},
+		{"lone surrogate", with, `{"text":"\ud800"}`, 400},
+		{"repeated key", with, `{"text":"a","text":"b"}`, 400},
+		{"body over the limit", with, `{"text":"` + strings.Repeat("x", 2<<20) + `"}`, 413},
 		{"group leading zeros twice", "/2/dm_conversations", `{"conversation_type":"Group","participant_ids":["` + author + `","0` + author + `"],"message":{"text":"x"}}`, 400},
 	}
 	for _, c := range cases {
