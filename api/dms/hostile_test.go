@@ -198,3 +198,35 @@ func TestHostileDMScopes(t *testing.T) {
 		t.Errorf("lookup with dm.read = %d %s", r.Status, r.Raw)
 	}
 }
+
+// TestHostileDMOddQueries: odd query values of the DM lists are 400
+// invalid-request naming the parameter (never a 500), and a token forged
+// for another conversation's events shows nothing of it.
+func TestHostileDMOddQueries(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	b.AddUser(t, "carol", "read-write")
+	author := fmt.Sprint(b.Author.ID)
+	r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+author+"/messages", map[string]any{"text": "private"})
+	if r.Status != 201 {
+		t.Fatalf("send = %d %s", r.Status, r.Raw)
+	}
+	for _, q := range []string{"event_types=", "event_types=Nope", "max_results=-1", "max_results=101",
+		"max_results=99999999999999999999", "pagination_token=123", "pagination_token=AAAAAAAAAAAAAAAA",
+		"pagination_token=%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00%00", "dm_event.fields=password", "expansions=sender_id,nope",
+		"max_results=1&max_results=2"} {
+		r := get(t, b, "/2/dm_events?"+q, "oauth:reader")
+		if r.Status != 400 || r.Body["type"] != "https://api.x.com/2/problems/invalid-request" {
+			t.Errorf("?%s = %d %s", q, r.Status, r.Raw)
+		}
+	}
+	// The largest token there is: carol sees none of the others' events.
+	r = get(t, b, "/2/dm_events?pagination_token=FVVVVVVVVVVVU===", "oauth:carol")
+	if r.Status != 200 || apitest.Obj(r.Body, "meta", "result_count") != float64(0) || strings.Contains(r.Raw, "private") {
+		t.Errorf("carol with a forged token = %d %s", r.Status, r.Raw)
+	}
+	r = get(t, b, "/2/dm_conversations/with/"+author+"/dm_events", "oauth:carol")
+	if r.Status != 200 || strings.Contains(r.Raw, "private") {
+		t.Errorf("carol's conversation with the author = %d %s", r.Status, r.Raw)
+	}
+}
