@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage/ids"
@@ -135,5 +136,45 @@ func TestHostileSocialOddInput(t *testing.T) {
 		if r.Status != http.StatusBadRequest || r.Body["type"] != "https://api.x.com/2/problems/invalid-request" {
 			t.Errorf("%s: %s %s %s = %d %s", c.name, c.method, c.path, c.body, r.Status, r.Raw)
 		}
+	}
+}
+
+// TestHostileSocialPendingRequester: a pending follow request does not
+// open a protected user's lists, nor count, nor append an event; once the
+// protected user blocks the requester the request is gone.
+func TestHostileSocialPendingRequester(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	ctx := t.Context()
+	if _, err := b.DB.SetUserState(ctx, b.Author.ID, "protected", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
+	r := b.Call(t, "POST", "/2/users/"+reader+"/following", "oauth:reader", "application/json", target(b.Author.ID))
+	if r.Status != http.StatusOK || apitest.Obj(r.Body, "data", "pending_follow") != true {
+		t.Fatalf("follow request = %d %s", r.Status, r.Raw)
+	}
+	for _, list := range []string{"following", "followers"} {
+		r := b.Get(t, "/2/users/"+author+"/"+list, "oauth:reader")
+		if r.Body["data"] != nil || apitest.Obj(r.Body, "errors") == nil {
+			t.Errorf("the requester lists the protected user's %s: %s", list, r.Raw)
+		}
+	}
+	if r := b.Get(t, "/2/users/"+author+"?user.fields=public_metrics", b.Bearer); apitest.Obj(r.Body, "data", "public_metrics", "followers_count") != float64(0) {
+		t.Errorf("a pending request counted: %s", r.Raw)
+	}
+	if r := b.Get(t, "/_aviary/events?type=follow.", b.Bearer); apitest.Obj(r.Body, "meta", "result_count") != float64(0) {
+		t.Errorf("a pending request appended an event: %s", r.Raw)
+	}
+	if r := b.Call(t, "POST", "/2/users/"+author+"/blocking", "oauth:author", "application/json", target(b.User.ID)); r.Status != http.StatusOK {
+		t.Fatalf("block = %d %s", r.Status, r.Raw)
+	}
+	var pending int
+	b.Query(t, fmt.Sprintf(`SELECT count(*) FROM follows WHERE source_id = %d AND target_id = %d`, b.User.ID, b.Author.ID), &pending)
+	if pending != 0 {
+		t.Errorf("the request outlived the block")
+	}
+	if r := b.Get(t, "/_aviary/events?type=follow.", b.Bearer); apitest.Obj(r.Body, "meta", "result_count") != float64(0) {
+		t.Errorf("ending a request appended a follow event: %s", r.Raw)
 	}
 }
