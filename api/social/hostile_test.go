@@ -178,3 +178,43 @@ func TestHostileSocialPendingRequester(t *testing.T) {
 		t.Errorf("ending a request appended a follow event: %s", r.Raw)
 	}
 }
+
+// TestHostileSocialScopes: each change needs its own write scope (a
+// follows.write token neither mutes nor blocks, and so on), each private
+// list its own read scope; a read-only OAuth 1.0a token changes nothing.
+func TestHostileSocialScopes(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 1000)
+	reader, author := ids.Format(b.User.ID), ids.Format(b.Author.ID)
+	base := []string{"tweet.read", "users.read"}
+	tok := func(scopes ...string) string { return oauth2Token(t, b, b.User.ID, append(scopes, base...)...) }
+	follows := tok("follows.read", "follows.write")
+	mutes := tok("mute.read", "mute.write")
+	blocks := tok("block.read", "block.write")
+	reading := b.AddUser(t, "reading", "read")
+	cases := []struct{ name, method, path, authz string }{
+		{"follow with mute scopes", "POST", "/2/users/" + reader + "/following", mutes},
+		{"mute with follow scopes", "POST", "/2/users/" + reader + "/muting", follows},
+		{"block with mute scopes", "POST", "/2/users/" + reader + "/blocking", mutes},
+		{"unblock with follow scopes", "DELETE", "/2/users/" + reader + "/blocking/" + author, follows},
+		{"unmute with block scopes", "DELETE", "/2/users/" + reader + "/muting/" + author, blocks},
+		{"unfollow with block scopes", "DELETE", "/2/users/" + reader + "/following/" + author, blocks},
+		{"muting list with block scopes", "GET", "/2/users/" + reader + "/muting", blocks},
+		{"blocking list with mute scopes", "GET", "/2/users/" + reader + "/blocking", mutes},
+		{"following list with mute scopes", "GET", "/2/users/" + reader + "/following", mutes},
+		{"blocking list app-only", "GET", "/2/users/" + reader + "/blocking", b.Bearer},
+		{"read-only OAuth 1.0a follows", "POST", "/2/users/" + ids.Format(reading.ID) + "/following", "oauth:reading"},
+	}
+	for _, c := range cases {
+		var body []byte
+		if c.method == "POST" {
+			body = target(b.Author.ID)
+		}
+		if r := b.Call(t, c.method, c.path, c.authz, "application/json", body); r.Status != http.StatusForbidden {
+			t.Errorf("%s: %d %s", c.name, r.Status, r.Raw)
+		}
+	}
+	if r := b.Get(t, "/_aviary/events", b.Bearer); apitest.Obj(r.Body, "meta", "result_count") != float64(0) {
+		t.Errorf("refused changes appended events: %s", r.Raw)
+	}
+}
