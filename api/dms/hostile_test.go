@@ -31,6 +31,7 @@ func TestHostileDMBlocked(t *testing.T) {
 		if r.Status != 403 || r.Body["type"] != "https://api.x.com/2/problems/not-authorized-for-resource" {
 			t.Errorf("blocked sender: POST %s = %d %s", path, r.Status, r.Raw)
 		}
+		validate(t, "POST", path, r)
 		// The blocker can not write to the user they block either.
 		r = send(t, b, "oauth:author", strings.Replace(path, "with/"+author, "with/"+fmt.Sprint(b.User.ID), 1), map[string]any{"text": "from the blocker"})
 		if r.Status != 403 {
@@ -228,5 +229,24 @@ func TestHostileDMOddQueries(t *testing.T) {
 	r = get(t, b, "/2/dm_conversations/with/"+author+"/dm_events", "oauth:carol")
 	if r.Status != 200 || strings.Contains(r.Raw, "private") {
 		t.Errorf("carol's conversation with the author = %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestHostileDMEventsInspection: a message sent with an app's token is
+// that app's event in GET /_aviary/events, never another app's.
+func TestHostileDMEventsInspection(t *testing.T) {
+	t.Parallel()
+	b := apitest.Setup(t, 100)
+	r := send(t, b, "oauth:reader", "/2/dm_conversations/with/"+fmt.Sprint(b.Author.ID)+"/messages", map[string]any{"text": "for our eyes"})
+	if r.Status != 201 {
+		t.Fatalf("send = %d %s", r.Status, r.Raw)
+	}
+	own := b.Get(t, "/_aviary/events?type=dm.", b.Bearer)
+	if apitest.Obj(own.Body, "meta", "result_count") != float64(1) || !strings.Contains(own.Raw, "for our eyes") {
+		t.Errorf("the app's own events = %s", own.Raw)
+	}
+	if other := b.Get(t, "/_aviary/events", b.OtherBearer); other.Status != 200 || strings.Contains(other.Raw, "for our eyes") ||
+		apitest.Obj(other.Body, "meta", "result_count") != float64(0) {
+		t.Errorf("another app sees = %d %s", other.Status, other.Raw)
 	}
 }
