@@ -118,6 +118,8 @@ func TestHostileSocialOddInput(t *testing.T) {
 		{"null body", "POST", follow, `null`},
 		{"unknown key", "POST", follow, `{"target_user_id":"` + author + `","x":1}`},
 		{"source beyond int64", "POST", "/2/users/99999999999999999999/following", `{"target_user_id":"` + author + `"}`},
+		{"source with a leading zero", "POST", "/2/users/0" + reader + "/following", `{"target_user_id":"` + author + `"}`},
+		{"unblock target with a leading zero", "DELETE", "/2/users/" + reader + "/blocking/0" + author, ``},
 		{"unfollow target beyond int64", "DELETE", follow + "/99999999999999999999", ``},
 		{"unmute target zero", "DELETE", "/2/users/" + reader + "/muting/0", ``},
 		{"forged token", "GET", follow + "?pagination_token=AAAAAAAAAAAAAAAA", ``},
