@@ -3,6 +3,7 @@ package storage
 import (
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -72,6 +73,12 @@ func OneToOneConversationID(a, b int64) string {
 		a, b = b, a
 	}
 	return strconv.FormatInt(a, 10) + "-" + strconv.FormatInt(b, 10)
+}
+
+// IsOneToOneConversationID reports whether conv has the shape of a
+// one-to-one conversation's id ("<id>-<id>"; a group's is digits only).
+func IsOneToOneConversationID(conv string) bool {
+	return strings.Contains(conv, "-")
 }
 
 // ChatConversationID is the id of the XChat conversation of users a and

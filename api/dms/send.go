@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"slices"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
@@ -166,6 +167,10 @@ func (m *Module) createGroup(w http.ResponseWriter, r *http.Request) error {
 	if errors.Is(err, storage.ErrDMRecipient) {
 		return apierr.InvalidParam("participant_ids", "Every participant must be an active user other than the authenticated user.")
 	}
+	if errors.Is(err, storage.ErrBlocked) {
+		return apierr.NotAuthorizedForResource("user", strings.Join(req.ParticipantIDs, ","),
+			"You can not start a conversation with a user who blocks you or whom you block.")
+	}
 	if err != nil {
 		return sendError(err, in)
 	}
@@ -177,10 +182,20 @@ func (m *Module) createGroup(w http.ResponseWriter, r *http.Request) error {
 // caller is not in) a resource-not-found.
 func sendError(err error, in storage.DMSend) error {
 	switch {
+	case errors.Is(err, storage.ErrDMRecipient) && in.ConversationID != "":
+		return apierr.InvalidParam("dm_conversation_id",
+			fmt.Sprintf("The other participant of the conversation [%s] is not a user you can send a direct message to.", in.ConversationID), in.ConversationID)
 	case errors.Is(err, storage.ErrDMRecipient):
 		raw := httpx.FormatID(in.ParticipantID)
 		return apierr.InvalidParam("participant_id",
 			fmt.Sprintf("The `participant_id` [%s] is not a user you can send a direct message to.", raw), raw)
+	case errors.Is(err, storage.ErrBlocked) && in.ParticipantID != 0:
+		raw := httpx.FormatID(in.ParticipantID)
+		return apierr.NotAuthorizedForResource("user", raw,
+			fmt.Sprintf("You can not send direct messages to the user [%s]: one of you blocks the other.", raw))
+	case errors.Is(err, storage.ErrBlocked) && in.ConversationID != "":
+		return apierr.NotAuthorizedForResource("dm_conversation", in.ConversationID,
+			fmt.Sprintf("You can not send direct messages into the conversation [%s]: one of you blocks the other.", in.ConversationID))
 	case errors.Is(err, storage.ErrDMMedia):
 		return apierr.InvalidParam("attachments.media_id",
 			"Every attached media must be a finished upload of the authenticated user.")

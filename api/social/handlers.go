@@ -99,42 +99,42 @@ func (m *Module) undo(w http.ResponseWriter, r *http.Request, verb string, act f
 
 func (m *Module) follow(w http.ResponseWriter, r *http.Request) error {
 	return m.change(w, r, "follow", func(source, target int64) (any, error) {
-		st, err := m.Store.Follow(r.Context(), source, target)
+		st, err := m.Store.Follow(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return answer[followData]{followData{Following: st.Following, PendingFollow: st.Pending}}, err
 	})
 }
 
 func (m *Module) unfollow(w http.ResponseWriter, r *http.Request) error {
 	return m.undo(w, r, "unfollow", func(source, target int64) error {
-		_, err := m.Store.Unfollow(r.Context(), source, target)
+		_, err := m.Store.Unfollow(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return err
 	}, answer[unfollowData]{unfollowData{Following: false}})
 }
 
 func (m *Module) mute(w http.ResponseWriter, r *http.Request) error {
 	return m.change(w, r, "mute", func(source, target int64) (any, error) {
-		_, err := m.Store.Mute(r.Context(), source, target)
+		_, err := m.Store.Mute(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return answer[muteData]{muteData{Muting: true}}, err
 	})
 }
 
 func (m *Module) unmute(w http.ResponseWriter, r *http.Request) error {
 	return m.undo(w, r, "unmute", func(source, target int64) error {
-		_, err := m.Store.Unmute(r.Context(), source, target)
+		_, err := m.Store.Unmute(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return err
 	}, answer[muteData]{muteData{Muting: false}})
 }
 
 func (m *Module) block(w http.ResponseWriter, r *http.Request) error {
 	return m.change(w, r, "block", func(source, target int64) (any, error) {
-		_, err := m.Store.Block(r.Context(), source, target)
+		_, err := m.Store.Block(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return answer[blockData]{blockData{Blocking: true}}, err
 	})
 }
 
 func (m *Module) unblock(w http.ResponseWriter, r *http.Request) error {
 	return m.undo(w, r, "unblock", func(source, target int64) error {
-		_, err := m.Store.Unblock(r.Context(), source, target)
+		_, err := m.Store.Unblock(r.Context(), httpx.Principal(r).App.ID, source, target)
 		return err
 	}, answer[blockData]{blockData{Blocking: false}})
 }

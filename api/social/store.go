@@ -11,12 +11,12 @@ import (
 // (storage/postgres.DB satisfies it).
 type Store interface {
 	render.Store
-	Follow(ctx context.Context, source, target int64) (storage.FollowState, error)
-	Unfollow(ctx context.Context, source, target int64) (bool, error)
-	Mute(ctx context.Context, source, target int64) (bool, error)
-	Unmute(ctx context.Context, source, target int64) (bool, error)
-	Block(ctx context.Context, source, target int64) (bool, error)
-	Unblock(ctx context.Context, source, target int64) (bool, error)
+	Follow(ctx context.Context, app, source, target int64) (storage.FollowState, error)
+	Unfollow(ctx context.Context, app, source, target int64) (bool, error)
+	Mute(ctx context.Context, app, source, target int64) (bool, error)
+	Unmute(ctx context.Context, app, source, target int64) (bool, error)
+	Block(ctx context.Context, app, source, target int64) (bool, error)
+	Unblock(ctx context.Context, app, source, target int64) (bool, error)
 	SocialList(ctx context.Context, page storage.SocialPage) ([]storage.SocialEntry, error)
 	Follows(ctx context.Context, source, target int64) (bool, error)
 }

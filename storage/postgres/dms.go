@@ -94,6 +94,38 @@ func openOneToOne(ctx context.Context, tx pgx.Tx, sender, participant int64) (st
 	return conv, err
 }
 
+// checkOneToOne checks a send into a one-to-one conversation of members:
+// the other participant must still be active (storage.ErrDMRecipient) and
+// neither may block the other (storage.ErrBlocked).
+func checkOneToOne(ctx context.Context, tx pgx.Tx, sender int64, members []int64) error {
+	for _, id := range others(members, sender) {
+		ok, err := activeUser(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return storage.ErrDMRecipient
+		}
+	}
+	return checkDMBlocks(ctx, tx, sender, members)
+}
+
+// checkDMBlocks reports storage.ErrBlocked when sender blocks, or is
+// blocked by, any other of members: neither may write to the other
+// (docs/direct-messages.md, "Blocks").
+func checkDMBlocks(ctx context.Context, tx pgx.Tx, sender int64, members []int64) error {
+	var blocked bool
+	err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM blocks WHERE (source_id = $1 AND target_id = ANY($2))
+		OR (target_id = $1 AND source_id = ANY($2)))`, sender, others(members, sender)).Scan(&blocked)
+	if err != nil {
+		return err
+	}
+	if blocked {
+		return storage.ErrBlocked
+	}
+	return nil
+}
+
 // checkDMMedia reports storage.ErrDMMedia unless every id is a finished
 // upload the sender owns.
 func checkDMMedia(ctx context.Context, tx pgx.Tx, sender int64, ids []int64) error {
@@ -128,7 +160,10 @@ func insertDMEvent(ctx context.Context, tx pgx.Tx, conv, typ string, sender, app
 // SendDM records a message from in.SenderID: to the conversation
 // in.ConversationID, which the sender must be in (storage.ErrNotFound), or
 // to the one-to-one conversation with in.ParticipantID, created when new
-// (storage.ErrDMRecipient for an unknown or inactive user, or the sender).
+// (storage.ErrDMRecipient for an unknown or inactive user, or the sender;
+// also when the other participant of a one-to-one conversation named by
+// id is no longer active). A block between the two users of a one-to-one
+// conversation is storage.ErrBlocked.
 // Attached media must be the sender's finished uploads
 // (storage.ErrDMMedia). It appends dm.message.create.
 func (db *DB) SendDM(ctx context.Context, in storage.DMSend) (storage.DMEvent, error) {
@@ -144,6 +179,11 @@ func (db *DB) SendDM(ctx context.Context, in storage.DMSend) (storage.DMEvent, e
 		members, err := dmParticipants(ctx, tx, conv, in.SenderID)
 		if err != nil {
 			return err
+		}
+		if storage.IsOneToOneConversationID(conv) {
+			if err := checkOneToOne(ctx, tx, in.SenderID, members); err != nil {
+				return err
+			}
 		}
 		if err := checkDMMedia(ctx, tx, in.SenderID, in.MediaIDs); err != nil {
 			return err
@@ -181,6 +221,9 @@ func (db *DB) CreateDMGroup(ctx context.Context, in storage.DMSend, participants
 		}
 		if n != len(members) || len(members) < 3 {
 			return storage.ErrDMRecipient
+		}
+		if err := checkDMBlocks(ctx, tx, in.SenderID, members); err != nil {
+			return err
 		}
 		id, err := nextID(ctx, tx)
 		if err != nil {

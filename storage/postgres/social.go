@@ -43,7 +43,7 @@ func liveTarget(ctx context.Context, tx pgx.Tx, id int64) (storage.User, error) 
 
 // socialEvent is the log event of typ for source and target, with both
 // users as tx sees them now.
-func socialEvent(ctx context.Context, tx pgx.Tx, typ events.Type, source, target int64, at time.Time) (newEvent, error) {
+func socialEvent(ctx context.Context, tx pgx.Tx, typ events.Type, app, source, target int64, at time.Time) (newEvent, error) {
 	rows, err := tx.Query(ctx, `SELECT `+userColumns+` FROM users u WHERE u.id = ANY($1)`, []int64{source, target})
 	if err != nil {
 		return newEvent{}, err
@@ -66,7 +66,7 @@ func socialEvent(ctx context.Context, tx pgx.Tx, typ events.Type, source, target
 			ev.Target = snap
 		}
 	}
-	return newEvent{typ: typ, user: source, subject: target, payload: ev}, nil
+	return newEvent{typ: typ, app: app, user: source, subject: target, payload: ev}, nil
 }
 
 func socialUser(u storage.User, m storage.UserMetrics) events.SocialUser {
@@ -83,15 +83,16 @@ func txNow(ctx context.Context, tx pgx.Tx) (time.Time, error) {
 	return at, err
 }
 
-// appendSocial appends typ's event for each (source, target) pair, in order.
-func appendSocial(ctx context.Context, tx pgx.Tx, typ events.Type, pairs ...[2]int64) error {
+// appendSocial appends typ's event for each (source, target) pair, in
+// order, as app's (0: none).
+func appendSocial(ctx context.Context, tx pgx.Tx, typ events.Type, app int64, pairs ...[2]int64) error {
 	at, err := txNow(ctx, tx)
 	if err != nil {
 		return err
 	}
 	evs := make([]newEvent, 0, len(pairs))
 	for _, p := range pairs {
-		ev, err := socialEvent(ctx, tx, typ, p[0], p[1], at)
+		ev, err := socialEvent(ctx, tx, typ, app, p[0], p[1], at)
 		if err != nil {
 			return err
 		}
@@ -100,12 +101,15 @@ func appendSocial(ctx context.Context, tx pgx.Tx, typ events.Type, pairs ...[2]i
 	return appendEvents(ctx, tx, evs...)
 }
 
+// Social graph changes record the acting app (app, 0 for none) on their
+// log events, as the other writes do (GET /_aviary/events lists them).
+
 // Follow makes source follow target. A protected target gets a pending
 // follow request instead (no event); a repeat changes nothing and appends
 // nothing. An unknown or hidden target is storage.ErrNotFound; a block
 // between the two, either way, storage.ErrBlocked. A new follow appends
 // follow.follow in the same transaction.
-func (db *DB) Follow(ctx context.Context, source, target int64) (storage.FollowState, error) {
+func (db *DB) Follow(ctx context.Context, app, source, target int64) (storage.FollowState, error) {
 	var st storage.FollowState
 	err := db.inTx(ctx, fmt.Sprintf("user %d follows user %d", source, target), func(tx pgx.Tx) error {
 		if err := lockPair(ctx, tx, source, target); err != nil {
@@ -135,7 +139,7 @@ func (db *DB) Follow(ctx context.Context, source, target int64) (storage.FollowS
 		if !created || st.Pending {
 			return nil
 		}
-		return appendSocial(ctx, tx, events.FollowFollow, [2]int64{source, target})
+		return appendSocial(ctx, tx, events.FollowFollow, app, [2]int64{source, target})
 	})
 	return st, err
 }
@@ -143,7 +147,7 @@ func (db *DB) Follow(ctx context.Context, source, target int64) (storage.FollowS
 // Unfollow ends source's follow of target (or withdraws a pending
 // request) and reports whether there was one; ending a follow appends
 // follow.unfollow in the same transaction.
-func (db *DB) Unfollow(ctx context.Context, source, target int64) (bool, error) {
+func (db *DB) Unfollow(ctx context.Context, app, source, target int64) (bool, error) {
 	var removed bool
 	err := db.inTx(ctx, fmt.Sprintf("user %d unfollows user %d", source, target), func(tx pgx.Tx) error {
 		if err := lockPair(ctx, tx, source, target); err != nil {
@@ -161,7 +165,7 @@ func (db *DB) Unfollow(ctx context.Context, source, target int64) (bool, error) 
 		if pending {
 			return nil
 		}
-		return appendSocial(ctx, tx, events.FollowUnfollow, [2]int64{source, target})
+		return appendSocial(ctx, tx, events.FollowUnfollow, app, [2]int64{source, target})
 	})
 	return removed, err
 }
@@ -169,22 +173,22 @@ func (db *DB) Unfollow(ctx context.Context, source, target int64) (bool, error) 
 // Mute makes source mute target and reports whether that is new; a new
 // mute appends mute.mute. An unknown or hidden target is
 // storage.ErrNotFound.
-func (db *DB) Mute(ctx context.Context, source, target int64) (bool, error) {
-	return db.pairInsert(ctx, "mutes", events.MuteMute, source, target, nil)
+func (db *DB) Mute(ctx context.Context, app, source, target int64) (bool, error) {
+	return db.pairInsert(ctx, "mutes", events.MuteMute, app, source, target, nil)
 }
 
 // Unmute ends source's mute of target and reports whether there was one;
 // ending one appends mute.unmute.
-func (db *DB) Unmute(ctx context.Context, source, target int64) (bool, error) {
-	return db.pairDelete(ctx, "mutes", events.MuteUnmute, source, target)
+func (db *DB) Unmute(ctx context.Context, app, source, target int64) (bool, error) {
+	return db.pairDelete(ctx, "mutes", events.MuteUnmute, app, source, target)
 }
 
 // Block makes source block target and reports whether that is new. A new
 // block ends the follows (and pending requests) between the two, both
 // ways, appending follow.unfollow for each follow ended, then block.block.
 // An unknown or hidden target is storage.ErrNotFound.
-func (db *DB) Block(ctx context.Context, source, target int64) (bool, error) {
-	return db.pairInsert(ctx, "blocks", events.BlockBlock, source, target, func(tx pgx.Tx) error {
+func (db *DB) Block(ctx context.Context, app, source, target int64) (bool, error) {
+	return db.pairInsert(ctx, "blocks", events.BlockBlock, app, source, target, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `DELETE FROM follows WHERE ((source_id = $1 AND target_id = $2) OR (source_id = $2 AND target_id = $1))
 			RETURNING source_id, target_id, pending`, source, target)
 		if err != nil {
@@ -204,19 +208,19 @@ func (db *DB) Block(ctx context.Context, source, target int64) (bool, error) {
 		if len(pairs) == 0 {
 			return nil
 		}
-		return appendSocial(ctx, tx, events.FollowUnfollow, pairs...)
+		return appendSocial(ctx, tx, events.FollowUnfollow, app, pairs...)
 	})
 }
 
 // Unblock ends source's block of target and reports whether there was
 // one; ending one appends block.unblock.
-func (db *DB) Unblock(ctx context.Context, source, target int64) (bool, error) {
-	return db.pairDelete(ctx, "blocks", events.BlockUnblock, source, target)
+func (db *DB) Unblock(ctx context.Context, app, source, target int64) (bool, error) {
+	return db.pairDelete(ctx, "blocks", events.BlockUnblock, app, source, target)
 }
 
 // pairInsert records (source, target) in table (mutes or blocks); when the
 // row is new it runs also (nil: nothing) and appends typ.
-func (db *DB) pairInsert(ctx context.Context, table string, typ events.Type, source, target int64, also func(pgx.Tx) error) (bool, error) {
+func (db *DB) pairInsert(ctx context.Context, table string, typ events.Type, app, source, target int64, also func(pgx.Tx) error) (bool, error) {
 	var created bool
 	err := db.inTx(ctx, fmt.Sprintf("%s user %d by user %d", typ, target, source), func(tx pgx.Tx) error {
 		if err := lockPair(ctx, tx, source, target); err != nil {
@@ -237,14 +241,14 @@ func (db *DB) pairInsert(ctx context.Context, table string, typ events.Type, sou
 				return err
 			}
 		}
-		return appendSocial(ctx, tx, typ, [2]int64{source, target})
+		return appendSocial(ctx, tx, typ, app, [2]int64{source, target})
 	})
 	return created, err
 }
 
 // pairDelete removes (source, target) from table and, when there was such
 // a row, appends typ.
-func (db *DB) pairDelete(ctx context.Context, table string, typ events.Type, source, target int64) (bool, error) {
+func (db *DB) pairDelete(ctx context.Context, table string, typ events.Type, app, source, target int64) (bool, error) {
 	var removed bool
 	err := db.inTx(ctx, fmt.Sprintf("%s user %d by user %d", typ, target, source), func(tx pgx.Tx) error {
 		if err := lockPair(ctx, tx, source, target); err != nil {
@@ -257,7 +261,7 @@ func (db *DB) pairDelete(ctx context.Context, table string, typ events.Type, sou
 		if removed = tag.RowsAffected() == 1; !removed {
 			return nil
 		}
-		return appendSocial(ctx, tx, typ, [2]int64{source, target})
+		return appendSocial(ctx, tx, typ, app, [2]int64{source, target})
 	})
 	return removed, err
 }

@@ -36,10 +36,10 @@ func TestSocialGraph(t *testing.T) {
 	locked := factory.User(t, db, &factory.UserOpts{ProtectedAt: &now})
 	gone := factory.User(t, db, &factory.UserOpts{SuspendedAt: &now})
 	follow := func(s, t int64) func(context.Context) (any, error) {
-		return func(ctx context.Context) (any, error) { return db.Follow(ctx, s, t) }
+		return func(ctx context.Context) (any, error) { return db.Follow(ctx, 0, s, t) }
 	}
-	op := func(f func(context.Context, int64, int64) (bool, error), s, t int64) func(context.Context) (any, error) {
-		return func(ctx context.Context) (any, error) { return f(ctx, s, t) }
+	op := func(f func(context.Context, int64, int64, int64) (bool, error), s, t int64) func(context.Context) (any, error) {
+		return func(ctx context.Context) (any, error) { return f(ctx, 0, s, t) }
 	}
 	type pair struct{ s, t int64 }
 	steps := []struct {
@@ -164,7 +164,7 @@ func TestSocialListPages(t *testing.T) {
 	var fans []int64
 	for range 5 {
 		f := factory.User(t, db, nil)
-		if _, err := db.Follow(ctx, f.ID, star.ID); err != nil {
+		if _, err := db.Follow(ctx, 0, f.ID, star.ID); err != nil {
 			t.Fatal(err)
 		}
 		fans = append(fans, f.ID)
@@ -210,9 +210,9 @@ func TestSocialConcurrentRepeats(t *testing.T) {
 	const n = 8
 	errs := make(chan error, 3*n)
 	for range n {
-		go func() { _, err := db.Follow(ctx, alice.ID, bob.ID); errs <- err }()
-		go func() { _, err := db.Mute(ctx, alice.ID, carol.ID); errs <- err }()
-		go func() { _, err := db.Block(ctx, bob.ID, carol.ID); errs <- err }()
+		go func() { _, err := db.Follow(ctx, 0, alice.ID, bob.ID); errs <- err }()
+		go func() { _, err := db.Mute(ctx, 0, alice.ID, carol.ID); errs <- err }()
+		go func() { _, err := db.Block(ctx, 0, bob.ID, carol.ID); errs <- err }()
 	}
 	for range 3 * n {
 		if err := <-errs; err != nil {

@@ -41,10 +41,10 @@ func TestSocialEnvelopes(t *testing.T) {
 		subs[id] = s.typ + ">" + s.user.Username
 	}
 	steps := []func() error{
-		func() error { _, err := db.Follow(ctx, alice.ID, bob.ID); return err },
-		func() error { _, err := db.Mute(ctx, alice.ID, bob.ID); return err },
-		func() error { _, err := db.Block(ctx, alice.ID, bob.ID); return err }, // ends the follow: follow.unfollow
-		func() error { _, err := db.Follow(ctx, carol.ID, alice.ID); return err },
+		func() error { _, err := db.Follow(ctx, 0, alice.ID, bob.ID); return err },
+		func() error { _, err := db.Mute(ctx, 0, alice.ID, bob.ID); return err },
+		func() error { _, err := db.Block(ctx, 0, alice.ID, bob.ID); return err }, // ends the follow: follow.unfollow
+		func() error { _, err := db.Follow(ctx, 0, carol.ID, alice.ID); return err },
 	}
 	for _, f := range steps {
 		if err := f(); err != nil {

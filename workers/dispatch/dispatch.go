@@ -304,9 +304,10 @@ func (d *Dispatcher) deliver(ctx context.Context, batch []events.Event) bool {
 }
 
 // deliverTo hands batch to s until it takes it. After PoisonAfter failures
-// of a batch of several events it hands them over one at a time
-// (deliverSingly), so that one event the sink can never take does not
-// hold every later event back.
+// it hands its events over one at a time (deliverSingly), so that one
+// event the sink can never take does not hold every later event back;
+// a batch of one event too (the usual batch of a quiet log), which
+// deliverSingly probes with the events after it.
 func (d *Dispatcher) deliverTo(ctx context.Context, s Sink, batch []events.Event) bool {
 	backoff := d.MinBackoff
 	for attempt := 1; ; attempt++ {
@@ -319,7 +320,7 @@ func (d *Dispatcher) deliverTo(ctx context.Context, s Sink, batch []events.Event
 		}
 		d.Logger.Warn("sink failed; the batch is offered again", "sink", s.Name(),
 			"from", batch[0].Seq, "to", batch[len(batch)-1].Seq, "retry_in", backoff, "err", err)
-		if attempt >= d.PoisonAfter && len(batch) > 1 {
+		if attempt >= d.PoisonAfter {
 			return d.deliverSingly(ctx, s, batch)
 		}
 		if !d.backoff(ctx, &backoff) {
