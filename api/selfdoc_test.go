@@ -66,6 +66,14 @@ func servedDescription(t *testing.T) (doc map[string]any, raw []byte, described 
 	if err != nil {
 		t.Fatal(err)
 	}
+	doc, raw, described, b = serve(t, platform)
+	return doc, raw, described, platform, b
+}
+
+// serve starts a server with every module, whose description uses
+// platform's schemas (nil: Aviary's own), and reads its description.
+func serve(t *testing.T, platform *selfdoc.Platform) (doc map[string]any, raw []byte, described []string, b *apitest.Bundle) {
+	t.Helper()
 	var mods api.Modules
 	b = apitest.SetupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
 		cursors, err := adsx.NewCursors(bytes.Repeat([]byte{7}, 32))
@@ -91,7 +99,80 @@ func servedDescription(t *testing.T) (doc map[string]any, raw []byte, described 
 		}
 		described = append(described, method+" "+path)
 	}
-	return doc, []byte(r.Raw), described, platform, b
+	return doc, []byte(r.Raw), described, b
+}
+
+// loadValid loads raw and validates it as OpenAPI 3.
+func loadValid(t *testing.T, raw []byte) {
+	t.Helper()
+	loaded, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The platform's schemas use look-ahead patterns Go's regexp
+	// cannot compile (as apitest's loader notes).
+	if err := loaded.Validate(t.Context(), openapi3.DisableSchemaPatternValidation()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// describedOps are the "METHOD path" operations of a description.
+func describedOps(doc map[string]any) []string {
+	paths, _ := doc["paths"].(map[string]any)
+	var listed []string
+	for path, item := range paths {
+		for method := range item.(map[string]any) {
+			listed = append(listed, strings.ToUpper(method)+" "+path)
+		}
+	}
+	slices.Sort(listed)
+	return listed
+}
+
+// sameOps reports the operations served but not described and described
+// but not served.
+func sameOps(t *testing.T, listed, described []string) {
+	t.Helper()
+	for _, op := range described {
+		if !slices.Contains(listed, op) {
+			t.Errorf("served but not described: %s", op)
+		}
+	}
+	for _, op := range listed {
+		if !slices.Contains(described, op) {
+			t.Errorf("described but not served: %s", op)
+		}
+	}
+	if len(listed) != len(described) {
+		t.Errorf("%d operations described, %d served", len(listed), len(described))
+	}
+}
+
+// TestServedOpenAPIDescriptionOwnSchemas: without the platform's
+// description (AVIARY_OPENAPI_FILE unset), the served description is still
+// a valid OpenAPI 3 document of exactly the served routes, with Aviary's
+// own schemas.
+func TestServedOpenAPIDescriptionOwnSchemas(t *testing.T) {
+	doc, raw, described, b := serve(t, nil)
+	loadValid(t, raw)
+	listed := describedOps(doc)
+	sameOps(t, listed, described)
+	// Each described operation is routed: a call without credentials
+	// reaches it (401, 403, or its answer), never the not-found or
+	// method-not-allowed answer of an unrouted request.
+	for _, op := range listed {
+		method, path, _ := strings.Cut(op, " ")
+		for _, name := range selfdoc.PathParams(path) {
+			path = strings.Replace(path, "{"+name+"}", "1", 1)
+		}
+		r := b.Call(t, method, path, "", "", nil)
+		if r.Status == 405 || strings.Contains(r.Raw, "No endpoint serves") || strings.Contains(r.Raw, "ROUTE_NOT_FOUND") {
+			t.Errorf("%s is described but %s %s is not routed: %d %.200s", op, method, path, r.Status, r.Raw)
+		}
+	}
+	if v := doc["info"].(map[string]any)["x-aviary-platform-description"]; v != nil {
+		t.Errorf("platform version %v without a platform description", v)
+	}
 }
 
 // TestServedOpenAPIDescription: GET /2/openapi.json is a valid OpenAPI 3
@@ -102,40 +183,10 @@ func servedDescription(t *testing.T) (doc map[string]any, raw []byte, described 
 func TestServedOpenAPIDescription(t *testing.T) {
 	doc, raw, described, platform, _ := servedDescription(t)
 
-	t.Run("valid OpenAPI 3", func(t *testing.T) {
-		loader := openapi3.NewLoader()
-		loaded, err := loader.LoadFromData(raw)
-		if err != nil {
-			t.Fatal(err)
-		}
-		// The platform's schemas use look-ahead patterns Go's regexp
-		// cannot compile (as apitest's loader notes).
-		if err := loaded.Validate(t.Context(), openapi3.DisableSchemaPatternValidation()); err != nil {
-			t.Fatal(err)
-		}
-	})
-
+	t.Run("valid OpenAPI 3", func(t *testing.T) { loadValid(t, raw) })
 	paths, _ := doc["paths"].(map[string]any)
-	var listed []string
-	for path, item := range paths {
-		for method := range item.(map[string]any) {
-			listed = append(listed, strings.ToUpper(method)+" "+path)
-		}
-	}
-	t.Run("exactly the served routes", func(t *testing.T) {
-		slices.Sort(listed)
-		slices.Sort(described)
-		for _, op := range described {
-			if !slices.Contains(listed, op) {
-				t.Errorf("served but not described: %s", op)
-			}
-		}
-		for _, op := range listed {
-			if !slices.Contains(described, op) {
-				t.Errorf("described but not served: %s", op)
-			}
-		}
-	})
+	listed := describedOps(doc)
+	t.Run("exactly the served routes", func(t *testing.T) { sameOps(t, listed, described) })
 
 	shared := 0
 	for _, op := range described {

@@ -222,7 +222,7 @@ func (b *builder) operation(method, path string, e httpx.Endpoint) (map[string]a
 	}
 	if rl := rateLimit(e.Limit); rl != nil {
 		op["x-rate-limit"] = rl
-		view.RateLimit = fmt.Sprintf("%d per %s per %s", e.Limit.Requests, windowOf(e.Limit), e.Limit.Scope)
+		view.RateLimit = fmt.Sprintf("%d per %s, per %s", e.Limit.Requests, human(windowOf(e.Limit)), e.Limit.Scope)
 	}
 	if body := b.requestBody(e.Body, platform); body != nil {
 		op["requestBody"] = body
@@ -297,6 +297,17 @@ func rateLimit(l httpx.Limit) map[string]any {
 		rl["also"] = also
 	}
 	return rl
+}
+
+// human spells a window: "15 minutes", "24 hours".
+func human(d time.Duration) string {
+	switch {
+	case d%time.Hour == 0:
+		return fmt.Sprintf("%d hours", d/time.Hour)
+	case d%time.Minute == 0:
+		return fmt.Sprintf("%d minutes", d/time.Minute)
+	}
+	return d.String()
 }
 
 // windowOf is l's window (default the platform's 15 minutes).
