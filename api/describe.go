@@ -20,7 +20,7 @@ func ownEndpoints() []httpx.Endpoint {
 	return []httpx.Endpoint{
 		{Pattern: "GET " + OpenAPIPath},
 		{Pattern: "GET " + DocsPath},
-		{Pattern: "GET /_aviary/health"},
+		{Pattern: "GET /_aviary/health", Response: healthReport{}},
 	}
 }
 

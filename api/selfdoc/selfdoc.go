@@ -363,7 +363,7 @@ func (b *builder) parameters(path string, query []string, platform map[string]an
 			params = append(params, b.copyPlatform(raw))
 			return
 		}
-		p := map[string]any{"name": name, "in": in, "schema": map[string]any{"type": "string"}}
+		p := map[string]any{"name": name, "in": in, "schema": paramSchema(SurfaceOf(path), in, name)}
 		if required {
 			p["required"] = true
 		}
@@ -376,6 +376,37 @@ func (b *builder) parameters(path string, query []string, platform map[string]an
 		add(name, "query", false)
 	}
 	return params
+}
+
+// kitParams are the schemas of the query parameters the kits read the
+// same way on every endpoint (httpx.Query on /2/ and /_aviary/, the ads
+// kit's list parameters, adsx.ListParams, on the ads paths); every other
+// parameter is a string. Bounds that vary by endpoint (max_results,
+// count's maximum) live in the handlers and are not stated.
+var kitParams = map[string]map[string]map[string]any{
+	SurfaceAds: {
+		"count":            {"type": "integer", "minimum": 1},
+		"cursor":           {"type": "string"},
+		"with_deleted":     {"type": "boolean"},
+		"with_total_count": {"type": "boolean"},
+	},
+	SurfaceCore: {
+		"max_results":      {"type": "integer", "minimum": 1},
+		"pagination_token": {"type": "string"},
+	},
+	SurfaceAviary: {
+		"max_results":      {"type": "integer", "minimum": 1},
+		"pagination_token": {"type": "string"},
+	},
+}
+
+// paramSchema is a parameter's schema: the kit's where it knows the
+// name, else a string.
+func paramSchema(surface, in, name string) map[string]any {
+	if s, ok := kitParams[surface][name]; ok && in == "query" {
+		return deepCopy(toAny(s)).(map[string]any)
+	}
+	return map[string]any{"type": "string"}
 }
 
 // responses are the platform's for an operation it describes, else the

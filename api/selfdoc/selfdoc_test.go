@@ -64,6 +64,7 @@ func endpoints() []httpx.Endpoint {
 			Limit: httpx.Limit{Name: "widget_post", Requests: 10, Scope: httpx.PerUser,
 				Also: []httpx.Limit{{Name: "widget_day", Requests: 100, Window: 24 * time.Hour, Scope: httpx.PerApp, Headers: httpx.HeadersApp24Hour}}}},
 		{Pattern: "GET /_aviary/widgets", Auth: auth.BearerOnly, Query: []string{"max_results"}, Response: widgetPage{}},
+		{Pattern: "GET /12/accounts/{account_id}/widgets", Auth: auth.OAuth1Only, Query: []string{"count", "with_deleted", "sort_by"}},
 		{Pattern: "PUT /12/accounts/{account_id}/widgets/{widget_id}", Auth: auth.OAuth1Only.Writes(), Body: httpx.Body{Types: []string{httpx.ContentForm}}},
 		{Pattern: "PUT /2/uploads/{id}", Auth: auth.Signed(func(*http.Request) error { return nil }),
 			Body: httpx.Body{MaxBytes: 1 << 30, Types: []string{"text/plain"}}},
@@ -132,6 +133,9 @@ func TestBuildWithoutPlatform(t *testing.T) {
 			`[{"in":"path","name":"id","required":true,"schema":{"type":"string"}},{"in":"query","name":"widget.fields","schema":{"type":"string"}},{"in":"query","name":"extra","schema":{"type":"string"}}]`},
 		{"two path parameters", at(doc, "paths", "/12/accounts/{account_id}/widgets/{widget_id}", "put", "parameters"),
 			`[{"in":"path","name":"account_id","required":true,"schema":{"type":"string"}},{"in":"path","name":"widget_id","required":true,"schema":{"type":"string"}}]`},
+		{"kit parameters", at(doc, "paths", "/12/accounts/{account_id}/widgets", "get", "parameters"),
+			`[{"in":"path","name":"account_id","required":true,"schema":{"type":"string"}},{"in":"query","name":"count","schema":{"minimum":1,"type":"integer"}},` +
+				`{"in":"query","name":"with_deleted","schema":{"type":"boolean"}},{"in":"query","name":"sort_by","schema":{"type":"string"}}]`},
 		{"JSON body", at(doc, "paths", "/2/widgets", "post", "requestBody"),
 			`{"content":{"application/json":{"schema":{"type":"object"}}},"x-max-bytes":4096}`},
 		{"raw body", at(doc, "paths", "/2/uploads/{id}", "put", "requestBody", "content"),
@@ -242,7 +246,7 @@ func TestHTML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`id="GET-/2/widgets/{id}"`, "widget.read", "300 per 15 minutes, per user", "Advertising API (1)", `href="/2/openapi.json"`} {
+	for _, want := range []string{`id="GET-/2/widgets/{id}"`, "widget.read", "300 per 15 minutes, per user", "Advertising API (2)", `href="/2/openapi.json"`} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("the page lacks %q", want)
 		}
