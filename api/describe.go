@@ -1,6 +1,10 @@
 package api
 
 import (
+	"fmt"
+	"net/http"
+	"sync"
+
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/selfdoc"
 )
@@ -30,26 +34,42 @@ func (m Modules) Described(sandbox bool) []httpx.Endpoint {
 	return append(m.endpoints(sandbox), ownEndpoints()...)
 }
 
-// describe builds the description of this listener's endpoints and serves
-// it with its rendered view. The route table is fixed when the server is
-// built, so both are built once; an error is a wiring bug.
+// describe serves the description of this listener's endpoints and its
+// rendered view. The route table is fixed when the server is built; both
+// are built on the first request for either (most servers built in tests
+// are never asked), an error being a wiring bug answered with 500.
 func (s *Server) describe() {
-	doc, err := selfdoc.Build(s.Modules.Described(s.Sandbox), selfdoc.Options{
-		Version: orDev(s.Version), ServerURL: s.PublicURL, Platform: s.Platform,
+	endpoints := s.Modules.Described(s.Sandbox)
+	build := sync.OnceValues(func() (*selfdoc.Document, error) {
+		return selfdoc.Build(endpoints, selfdoc.Options{Version: orDev(s.Version), ServerURL: s.PublicURL, Platform: s.Platform})
 	})
-	if err != nil {
-		panic(err)
-	}
-	platform := ""
-	if s.Platform != nil {
-		platform = s.Platform.Version
-	}
-	page, err := doc.HTML(orDev(s.Version), platform)
-	if err != nil {
-		panic(err)
-	}
-	s.mux.Handle("GET "+OpenAPIPath, doc.HandlerJSON())
-	s.mux.Handle("GET "+DocsPath, selfdoc.HandlerHTML(page))
+	page := sync.OnceValues(func() ([]byte, error) {
+		doc, err := build()
+		if err != nil {
+			return nil, err
+		}
+		platform := ""
+		if s.Platform != nil {
+			platform = s.Platform.Version
+		}
+		return doc.HTML(orDev(s.Version), platform)
+	})
+	s.mux.Handle("GET "+OpenAPIPath, httpx.Adapt(s.Errors, s.Logger, func(w http.ResponseWriter, r *http.Request) error {
+		doc, err := build()
+		if err != nil {
+			return fmt.Errorf("describe the API: %w", err)
+		}
+		doc.HandlerJSON().ServeHTTP(w, r)
+		return nil
+	}))
+	s.mux.Handle("GET "+DocsPath, httpx.Adapt(s.Errors, s.Logger, func(w http.ResponseWriter, r *http.Request) error {
+		html, err := page()
+		if err != nil {
+			return fmt.Errorf("render the API description: %w", err)
+		}
+		selfdoc.HandlerHTML(html).ServeHTTP(w, r)
+		return nil
+	}))
 }
 
 // orDev is version, "dev" when empty (as x-aviary-version says).
