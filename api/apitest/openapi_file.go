@@ -5,10 +5,10 @@ import (
 	"testing"
 )
 
-// OpenAPIDescription is the platform's OpenAPI description as read from
-// the file OpenAPIRouter loads: skipped without it, failed under CI
-// (docs/openapi-conformance.md).
-func OpenAPIDescription(t *testing.T) []byte {
+// OpenAPIFile is where the platform's OpenAPI description is read from
+// (the file OpenAPIRouter loads): the test is skipped without it, failed
+// under CI (docs/openapi-conformance.md).
+func OpenAPIFile(t testing.TB) string {
 	t.Helper()
 	file, found := openapiPath()
 	if !found {
@@ -18,7 +18,14 @@ func OpenAPIDescription(t *testing.T) []byte {
 		}
 		t.Skip(msg)
 	}
-	raw, err := os.ReadFile(file)
+	return file
+}
+
+// OpenAPIDescription is the platform's OpenAPI description (see
+// OpenAPIFile).
+func OpenAPIDescription(t testing.TB) []byte {
+	t.Helper()
+	raw, err := os.ReadFile(OpenAPIFile(t))
 	if err != nil {
 		t.Fatal(err)
 	}
