@@ -51,6 +51,17 @@ var fieldsOnLink = map[string]string{
 	"query user.fields": "fields of the linked deliveries",
 }
 
+// securityDifferences are shared operations whose credential kinds (or
+// OAuth 2.0 scopes) differ from the description's, with the reason.
+var securityDifferences = map[string]string{
+	"GET /2/tweets/counts/recent": "app-only bearer, as the platform's documentation pages and the spec's table give it " +
+		"(docs/search.md); the description also names an OAuth 2.0 user token",
+	"POST /2/webhooks": "app-only bearer: webhook registration is an app's (docs/webhooks.md, \"user context: 403\"); " +
+		"the description also names OAuth 1.0a",
+	"PUT /2/webhooks/{webhook_id}":    "the same",
+	"DELETE /2/webhooks/{webhook_id}": "the same",
+}
+
 // paramAliases are parameters Aviary takes under two names wherever the
 // description has one of them: tweet.fields and post.fields are one
 // parameter (docs/posts-fields.md: the description says post.fields on
@@ -206,6 +217,9 @@ func TestServedOpenAPIDescription(t *testing.T) {
 		theirs := platform.Operation(method, path)
 		t.Run(op, func(t *testing.T) {
 			checkParams(t, op, ours, theirs, doc, platform)
+			if got, want := securityOf(ours), securityOf(theirs); got != want && securityDifferences[op] == "" {
+				t.Errorf("credentials %s, the platform's %s", got, want)
+			}
 			checkResponses(t, ours, theirs, doc, platform)
 		})
 	}
@@ -243,6 +257,28 @@ func checkParams(t *testing.T, op string, ours, theirs map[string]any, doc map[s
 			t.Errorf("parameter %s of the platform's description is not taken", key)
 		}
 	}
+}
+
+// securityOf spells an operation's security alternatives, sorted:
+// "BearerToken OAuth2UserToken[tweet.read users.read] UserToken".
+func securityOf(op map[string]any) string {
+	list, _ := op["security"].([]any)
+	var alts []string
+	for _, item := range list {
+		for scheme, scopes := range item.(map[string]any) {
+			var names []string
+			for _, s := range scopes.([]any) {
+				names = append(names, s.(string))
+			}
+			slices.Sort(names)
+			if len(names) > 0 {
+				scheme += "[" + strings.Join(names, " ") + "]"
+			}
+			alts = append(alts, scheme)
+		}
+	}
+	slices.Sort(alts)
+	return strings.Join(alts, " ")
 }
 
 // ourParams are the document's parameters of an operation, resolved.
