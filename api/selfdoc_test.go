@@ -199,11 +199,20 @@ func TestServedOpenAPIDescription(t *testing.T) {
 	listed := describedOps(doc)
 	t.Run("exactly the served routes", func(t *testing.T) { sameOps(t, listed, described) })
 
+	// A path the description has under other wildcard names would not be
+	// compared at all: the names must be the description's.
+	byShape := map[string]string{}
+	for _, p := range platform.Paths() {
+		byShape[pathShape(p)] = p
+	}
 	shared := 0
 	for _, op := range described {
 		method, path, _ := strings.Cut(op, " ")
 		methods := platform.Methods(path)
 		if len(methods) == 0 {
+			if theirs, ok := byShape[pathShape(path)]; ok {
+				t.Errorf("%s: the description has this path as %s (wildcards named differently)", op, theirs)
+			}
 			continue
 		}
 		if !slices.Contains(methods, method) {
@@ -257,6 +266,14 @@ func checkParams(t *testing.T, op string, ours, theirs map[string]any, doc map[s
 			t.Errorf("parameter %s of the platform's description is not taken", key)
 		}
 	}
+}
+
+// pathShape is a path with its wildcards unnamed: "/2/tweets/{}".
+func pathShape(path string) string {
+	for _, name := range selfdoc.PathParams(path) {
+		path = strings.Replace(path, "{"+name+"}", "{}", 1)
+	}
+	return path
 }
 
 // securityOf spells an operation's security alternatives, sorted:
