@@ -200,6 +200,7 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)
 	s.mux.HandleFunc("GET /_aviary/health", s.aviaryHealth)
+	s.describe()
 	if s.Gatherer != nil {
 		s.mux.Handle("GET /metrics", promhttp.HandlerFor(s.Gatherer, promhttp.HandlerOpts{
 			ErrorLog: slog.NewLogLogger(s.Logger.Handler(), slog.LevelError), // its request line is only Debug

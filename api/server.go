@@ -19,6 +19,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/ratelimit"
+	"github.com/aviary-dev/aviary/api/selfdoc"
 )
 
 // Check is one readiness dependency.
@@ -50,6 +51,14 @@ type Deps struct {
 	// Queues reports the work queues' depths for /_aviary/health (nil: not
 	// shown).
 	Queues QueueInspector
+	// Platform is the platform's OpenAPI description, whose schemas the
+	// served description (GET /2/openapi.json) uses for the operations it
+	// shares with it; nil describes every operation with Aviary's own
+	// schemas (docs/openapi.md).
+	Platform *selfdoc.Platform
+	// PublicURL is the listener's public base URL, the served description's
+	// server (empty: relative to where it is read).
+	PublicURL string
 	// Sandbox makes this the ads sandbox listener: only the ads features
 	// are served, and they see sandbox accounts only (adsx.Sandbox).
 	Sandbox bool

@@ -64,6 +64,7 @@ func readOptions(q *httpx.Query) options {
 	o.user = render.UserFields.With(q.List(render.UserFieldsParam, render.UserFields.Allowed)...)
 	o.media = render.MediaFields.With(q.List(render.MediaFieldsParam, render.MediaFields.Allowed)...)
 	q.List(render.TweetFieldsParam, render.TweetFields.Allowed)
+	q.List(render.PostFieldsParam, render.TweetFields.Allowed) // the description's name of tweet.fields
 	return o
 }
 

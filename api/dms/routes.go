@@ -52,7 +52,7 @@ func New(d Deps) *Module {
 var listParams = append([]string{"max_results", "pagination_token", "event_types"}, lookupParams...)
 
 // lookupParams are the fields and expansions of every DM event answer.
-var lookupParams = []string{dmEventFieldsParam, render.ExpansionsParam, render.UserFieldsParam, render.TweetFieldsParam, render.MediaFieldsParam}
+var lookupParams = []string{dmEventFieldsParam, render.ExpansionsParam, render.UserFieldsParam, render.TweetFieldsParam, render.PostFieldsParam, render.MediaFieldsParam}
 
 // Routes lists the DM endpoints; scopes are the OpenAPI 2.167
 // description's, limits the platform's published ones (per user: 15 per

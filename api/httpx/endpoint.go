@@ -34,6 +34,11 @@ type Endpoint struct {
 	// Body is what the endpoint accepts as a request body; the zero value
 	// accepts none (the body is not read).
 	Body Body
+	// Response, if set, is a value of the endpoint's success response
+	// type; the OpenAPI description Aviary serves (api/selfdoc) derives
+	// the response schema from it by reflection where the platform's
+	// description has none (docs/openapi.md).
+	Response any
 	// Handle is the handler.
 	Handle HandlerFunc
 }

@@ -42,7 +42,7 @@ const (
 func (m *Module) Routes() []httpx.Endpoint {
 	return []httpx.Endpoint{
 		{Pattern: "GET /_aviary/events", Auth: auth.BearerOnly, Query: []string{"since_seq", "type", "max_results", "pagination_token"},
-			Limit: httpx.Limit{Name: "aviary_events", Requests: 900, Scope: httpx.PerApp}, Handle: m.events},
+			Limit: httpx.Limit{Name: "aviary_events", Requests: 900, Scope: httpx.PerApp}, Response: eventsPage{}, Handle: m.events},
 	}
 }
 

@@ -30,6 +30,7 @@ import (
 	"github.com/aviary-dev/aviary/api/posts"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/search"
+	"github.com/aviary-dev/aviary/api/selfdoc"
 	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/users"
@@ -152,7 +153,11 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 	if err != nil {
 		return nil, err
 	}
-	main, err := newAPIHandler(cfg, b, modules, errWriter, log, reg)
+	platform, err := platformDescription(cfg)
+	if err != nil {
+		return nil, err
+	}
+	main, err := newAPIHandler(cfg, b, modules, errWriter, log, reg, platform)
 	if err != nil {
 		return nil, err
 	}
@@ -173,8 +178,22 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 		Ready:          main.Ready,
 		Version:        main.Version,
 		Queues:         main.Queues,
+		Platform:       platform, PublicURL: cfg.SandboxPublicURL,
 	})
 	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
+}
+
+// platformDescription reads the platform's OpenAPI description
+// (AVIARY_OPENAPI_FILE); nil when none is configured.
+func platformDescription(cfg *config) (*selfdoc.Platform, error) {
+	if cfg.OpenAPIFile == "" {
+		return nil, nil
+	}
+	p, err := selfdoc.LoadPlatform(cfg.OpenAPIFile)
+	if err != nil {
+		return nil, fmt.Errorf("AVIARY_OPENAPI_FILE: %w", err)
+	}
+	return p, nil
 }
 
 // startLimiter returns a rate limiter on the backends' Redis whose unused
@@ -215,7 +234,7 @@ func newAuthenticator(cfg *config, b *backends, publicURL string, errWriter apie
 
 // newAPIHandler assembles the main API handler with its middleware and
 // mounts.
-func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apierr.Writer, log *slog.Logger, reg *prometheus.Registry) (*api.Server, error) {
+func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apierr.Writer, log *slog.Logger, reg *prometheus.Registry, platform *selfdoc.Platform) (*api.Server, error) {
 	authn, err := newAuthenticator(cfg, b, cfg.PublicURL, errWriter)
 	if err != nil {
 		return nil, err
@@ -250,6 +269,7 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 		RateLimitScale: cfg.RateLimitScale,
 		Version:        buildVersion(),
 		Queues:         queueDepths(inspector),
+		Platform:       platform, PublicURL: cfg.PublicURL,
 		Ready: []api.Check{
 			{Name: "database", Check: b.apiDB.Ping},
 			{Name: "redis", Check: func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }},

@@ -64,6 +64,9 @@ type config struct {
 	// FetchAllowlist lists host:port entries worker fetches (product
 	// images) may reach even when private or loopback (tests).
 	FetchAllowlist string
+	// OpenAPIFile is the platform's OpenAPI description whose schemas the
+	// served description uses (docs/openapi.md); empty: Aviary's own.
+	OpenAPIFile string
 	// InsightsPairSample: one post in this many feeds the keyword
 	// insights term pairs (docs/insights.md).
 	InsightsPairSample int
@@ -197,6 +200,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
 		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
+		{"AVIARY_OPENAPI_FILE", "openapi-file", "", "aviary api: the platform's OpenAPI description (JSON, 2.167) whose response schemas GET /2/openapi.json uses for the operations it shares with it; empty: Aviary's own schemas (docs/openapi.md)", str(&c.OpenAPIFile)},
 		{"AVIARY_INSIGHTS_PAIR_SAMPLE", "insights-pair-sample", "16", "aviary worker: one post in this many (chosen by a hash of its id) feeds the co-occurrence pairs behind related keywords; 1: every post (docs/insights.md)", integer(&c.InsightsPairSample)},
 		{"AVIARY_NEWS_INTERVAL", "news-interval", "1m", "aviary worker: how often the news stories are rebuilt from spiking terms (docs/news.md)", duration(&c.NewsInterval)},
 		{"AVIARY_EVENTS_RETENTION", "events-retention", "168h", "aviary worker: how long the event log keeps events (stream backfill and replay read them; a dispatcher stopped longer loses what it had not dispatched; docs/events.md)", duration(&c.EventsRetention)},
