@@ -58,7 +58,7 @@ func (db *DB) AppOwner(ctx context.Context, appID int64) (int64, error) {
 
 // SetAppOwner makes userID the owner of app appID (0: no owner).
 func (db *DB) SetAppOwner(ctx context.Context, appID, userID int64) error {
-	tag, err := db.pool.Exec(ctx, `UPDATE apps SET owner_id = NULLIF($2, 0) WHERE id = $1`, appID, userID)
+	tag, err := db.pool.Exec(ctx, `UPDATE apps SET owner_id = NULLIF($2::bigint, 0) WHERE id = $1`, appID, userID)
 	if err != nil {
 		return wrap(fmt.Sprintf("set owner of app %d", appID), err)
 	}
