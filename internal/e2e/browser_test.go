@@ -51,7 +51,9 @@ const (
 // button whose text is Label (and wait for the page it leads to),
 // expectText Text, expectURL (the page's URL starts with URL now), waitURL
 // (until the page's URL starts with URL), shot Name (screenshot and record
-// the page), frames (record what each iframe shows).
+// the page), frames (record what each iframe shows), waitText (until the
+// element with id Label shows Text, without a reload), put (PUT Value to
+// URL from the browser's context).
 type browserStep struct {
 	Do    string `json:"do"`
 	URL   string `json:"url,omitempty"`
@@ -72,6 +74,12 @@ func expectURL(prefix string) browserStep {
 	return browserStep{Do: "expectURL", URL: prefix}
 }
 func shot(name string) browserStep { return browserStep{Do: "shot", Name: name} }
+
+// waitText waits until the element with id shows text (without a reload).
+func waitText(id, text string) browserStep { return browserStep{Do: "waitText", Label: id, Text: text} }
+
+// put sends body to u with PUT from the page's browser context.
+func put(u, body string) browserStep { return browserStep{Do: "put", URL: u, Value: body} }
 func recordFrames() browserStep    { return browserStep{Do: "frames"} }
 func login(user, password string) []browserStep {
 	return []browserStep{fill("Username", user), fill("Password", password), click("Log in")}
