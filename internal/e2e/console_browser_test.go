@@ -18,7 +18,8 @@ import (
 // watch a compliance job reach complete on the page that polls its
 // fragment (the upload happens while the page stays open), and redeliver a
 // webhook delivery (the receiver gets the post again). Every page passes
-// the accessibility audit and sends the anti-framing headers (checkShots).
+// the accessibility audit and sends the anti-framing headers (checkShots);
+// on a phone-sized viewport the pages do not scroll sideways.
 func TestConsoleBrowser(t *testing.T) {
 	t.Parallel()
 	requireBrowser(t)
@@ -71,7 +72,9 @@ func TestConsoleBrowser(t *testing.T) {
 		goTo(s.baseURL+"/console/webhooks"), expectText(recv.url()), shot("webhooks"),
 		goTo(appPage+"/webhooks/"+hookID), shot("webhook"), click("Redeliver delivery "+deliveryID),
 		expectText("Queued again as delivery"), shot("webhook-redelivered"),
-		goTo(s.baseURL+"/console/queues"), expectText("compliance"), shot("queues"))
+		goTo(s.baseURL+"/console/queues"), expectText("compliance"), shot("queues"),
+		viewport("390x844"), goTo(appPage), fitsWidth(), shot("phone-app"),
+		goTo(s.baseURL+"/console/compliance"), fitsWidth(), shot("phone-compliance"))
 
 	runBrowserScenarios(t, s, []browserScenario{{Name: "console", Start: s.baseURL + "/console", Steps: steps,
 		check: func(t *testing.T, r browserResult) {

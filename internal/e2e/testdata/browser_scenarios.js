@@ -92,6 +92,17 @@ const steps = {
     const r = await page.request.put(step.url, { data: step.value, headers: { 'Content-Type': 'text/plain' } });
     if (!r.ok()) throw new Error(`PUT ${step.url}: ${r.status()} ${await r.text()}`);
   },
+  // viewport resizes the page to Value ("390x844": a phone).
+  async viewport(page, step) {
+    const [width, height] = step.value.split('x').map(Number);
+    await page.setViewportSize({ width, height });
+  },
+  // fitsWidth fails when the page scrolls sideways (its content is wider
+  // than the viewport; a wide table scrolls inside its own box instead).
+  async fitsWidth(page) {
+    const [content, viewport] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    if (content > viewport) throw new Error(`page ${page.url()} is ${content}px wide in a ${viewport}px viewport`);
+  },
   async waitURL(page, step) {
     await page.waitForURL((u) => u.href.startsWith(step.url), { timeout: STEP_TIMEOUT, waitUntil: 'load' });
   },
