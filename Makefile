@@ -132,6 +132,7 @@ run: deps build
 	echo "  metrics       $$url/metrics"; \
 	echo "  queue admin   $$url/admin/queues   (user '$(AVIARY_ADMIN_USER)', password '$(AVIARY_ADMIN_PASSWORD)')"; \
 	echo "  OAuth 2.0     $$url/i/oauth2/authorize   (consent pages: log in as username/password above; docs/oauth.md)"; \
+	echo "  console       $$url/console   (apps, tokens, jobs, webhooks: log in as username/password above; docs/console.md)"; \
 	echo; \
 	echo "== Try it: create a compliance job =="; \
 	if [ -z "$$bearer" ]; then echo "  (could not read bearer_token from $$f)"; fi; \

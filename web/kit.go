@@ -30,6 +30,9 @@ type Kit struct {
 // before serving.
 func (k *Kit) SetNotice(text string) { k.notice = text }
 
+// Notice is the banner text SetNotice set ("" for none).
+func (k *Kit) Notice() string { return k.notice }
+
 // NewKit parses the embedded templates: layout.html wraps every other
 // file, which defines "title" and "content".
 func NewKit(sessions *Sessions, throttle *Throttle, log *slog.Logger) (*Kit, error) {

@@ -60,3 +60,20 @@ func TestLayoutLinksTheStylesheet(t *testing.T) {
 		t.Errorf("page does not link %s:\n%s", StylesheetPath, w.Body.String())
 	}
 }
+
+// TestHTMX: the vendored htmx is served as JavaScript with its ETag.
+func TestHTMX(t *testing.T) {
+	w := httptest.NewRecorder()
+	HTMX().ServeHTTP(w, httptest.NewRequest(http.MethodGet, HTMXPath, nil))
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != "text/javascript; charset=utf-8" || w.Header().Get("ETag") == "" {
+		t.Fatalf("GET: %d %q %q", w.Code, w.Header().Get("Content-Type"), w.Header().Get("ETag"))
+	}
+	if !strings.Contains(w.Body.String(), "htmx") {
+		t.Errorf("GET body is not htmx: %.80q", w.Body.String())
+	}
+	w = httptest.NewRecorder()
+	HTMX().ServeHTTP(w, httptest.NewRequest(http.MethodPost, HTMXPath, nil))
+	if w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("POST: %d, want 405", w.Code)
+	}
+}

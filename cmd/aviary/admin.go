@@ -37,6 +37,8 @@ commands:
                                                    deactivated, reactivated, deleted or active
   user premium <id|username> on|off                set a user's premium flag (larger media limits)
   user verified <id|username> on|off               set a user's verified flag (larger media limits)
+  user admin <id|username> on|off                  make a user a console administrator (sees every app and user;
+                                                   docs/console.md)
   user profile <id|username> [--description TEXT] [--location TEXT] [--url URL] [--image URL]
                [--country XX] [--pinned POST_ID|none]
                                                    set the given profile fields ("" clears one); prints the profile
@@ -204,7 +206,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // positionalVerbs are the commands that take positional arguments.
-var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "user profile": true, "app tier": true,
+var positionalVerbs = map[string]bool{"user premium": true, "user verified": true, "user admin": true, "user profile": true, "app tier": true,
 	"ads grant": true, "ads revoke": true, "ads feature": true, "ads funding-instrument": true, "ads account": true,
 	"place set": true}
 
@@ -264,6 +266,8 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 		return setUserFlag(ctx, db, ann, postgres.UserFlagPremium, o)
 	case "user verified":
 		return setUserFlag(ctx, db, ann, postgres.UserFlagVerified, o)
+	case "user admin":
+		return setUserAdmin(ctx, db, o)
 	case "user profile":
 		return setUserProfile(ctx, db, ann, o)
 	case "user update":
@@ -319,6 +323,9 @@ func bootstrap(ctx context.Context, db *postgres.DB) (bootstrapResult, error) {
 	}
 	user, err := ensureUser(ctx, db, demoUsername, demoUserName)
 	if err != nil {
+		return bootstrapResult{}, err
+	}
+	if err := db.SetAppOwner(ctx, app.ID, user.ID); err != nil { // the console shows it to the demo user
 		return bootstrapResult{}, err
 	}
 	token, err := db.EnsureAccessToken(ctx, app.ID, user.ID, "read-write")

@@ -254,7 +254,7 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
-	if err := addWebMounts(cfg, b, authn, log, mounts); err != nil {
+	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), log, mounts); err != nil {
 		return nil, err
 	}
 	limiter := startLimiter(b, "aviary:", errWriter)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aviary-dev/aviary/api"
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
@@ -31,10 +32,11 @@ const (
 const devHTTPNotice = "Development mode, plain HTTP: these pages and the OAuth 1.0a flow are served without HTTPS. Never use this setting in production."
 
 // addWebMounts mounts the web tier's OAuth endpoints and pages (web/oauth)
-// on the API listener: each of oauth.Paths and oauth.OAuth1Paths. authn
+// and the developer console (web/console, queues its queue depths) on the
+// API listener: each of oauth.Paths and oauth.OAuth1Paths. authn
 // verifies the OAuth 1.0a token endpoints' signatures and signed token
 // exchange requests with the API's rules.
-func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, log *slog.Logger, m map[string]http.Handler) error {
+func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, queues api.QueueInspector, log *slog.Logger, m map[string]http.Handler) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	key, err := webSessionKey(ctx, cfg, b)
@@ -68,7 +70,7 @@ func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, log *slog
 		m[p] = h
 	}
 	m[web.StylesheetPath] = web.Stylesheet()
-	return nil
+	return addConsoleMounts(cfg, b, kit, pub, queues, m)
 }
 
 // signedExchangeVerifier checks an OAuth 1.0a signed request with the API's

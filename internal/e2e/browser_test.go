@@ -51,7 +51,10 @@ const (
 // button whose text is Label (and wait for the page it leads to),
 // expectText Text, expectURL (the page's URL starts with URL now), waitURL
 // (until the page's URL starts with URL), shot Name (screenshot and record
-// the page), frames (record what each iframe shows).
+// the page), frames (record what each iframe shows), waitText (until the
+// element with id Label shows Text, without a reload), put (PUT Value to
+// URL from the browser's context), viewport (resize to Value, "WxH"),
+// fitsWidth (the page does not scroll sideways).
 type browserStep struct {
 	Do    string `json:"do"`
 	URL   string `json:"url,omitempty"`
@@ -76,6 +79,17 @@ func recordFrames() browserStep    { return browserStep{Do: "frames"} }
 func login(user, password string) []browserStep {
 	return []browserStep{fill("Username", user), fill("Password", password), click("Log in")}
 }
+
+// waitText waits until the element with id shows text (without a reload).
+func waitText(id, text string) browserStep { return browserStep{Do: "waitText", Label: id, Text: text} }
+
+// put sends body to u with PUT from the page's browser context.
+func put(u, body string) browserStep { return browserStep{Do: "put", URL: u, Value: body} }
+
+// viewport resizes the page ("390x844": a phone); fitsWidth fails when the
+// page scrolls sideways.
+func viewport(size string) browserStep { return browserStep{Do: "viewport", Value: size} }
+func fitsWidth() browserStep           { return browserStep{Do: "fitsWidth"} }
 
 // browserScenario is one row of a scenario table. Name prefixes its
 // screenshots' file names; NoJavaScript runs it in a context with

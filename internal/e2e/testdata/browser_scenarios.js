@@ -77,6 +77,32 @@ const steps = {
   async expectURL(page, step) {
     if (!page.url().startsWith(step.url)) throw new Error(`page is at ${page.url()}, want ${step.url}...`);
   },
+  // waitText waits, without reloading, until the element with id Label
+  // shows exactly Text (a fragment the page's htmx polls, e.g. a job's
+  // status in the console).
+  async waitText(page, step) {
+    await page.waitForFunction(([id, text]) => {
+      const el = document.getElementById(id);
+      return el !== null && el.innerText.trim() === text;
+    }, [step.label, step.text], { timeout: STEP_TIMEOUT * 3, polling: 250 });
+  },
+  // put sends Value to URL with PUT from the browser's context (its
+  // cookies), e.g. a compliance job's upload while a page stays open.
+  async put(page, step) {
+    const r = await page.request.put(step.url, { data: step.value, headers: { 'Content-Type': 'text/plain' } });
+    if (!r.ok()) throw new Error(`PUT ${step.url}: ${r.status()} ${await r.text()}`);
+  },
+  // viewport resizes the page to Value ("390x844": a phone).
+  async viewport(page, step) {
+    const [width, height] = step.value.split('x').map(Number);
+    await page.setViewportSize({ width, height });
+  },
+  // fitsWidth fails when the page scrolls sideways (its content is wider
+  // than the viewport; a wide table scrolls inside its own box instead).
+  async fitsWidth(page) {
+    const [content, viewport] = await page.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+    if (content > viewport) throw new Error(`page ${page.url()} is ${content}px wide in a ${viewport}px viewport`);
+  },
   async waitURL(page, step) {
     await page.waitForURL((u) => u.href.startsWith(step.url), { timeout: STEP_TIMEOUT, waitUntil: 'load' });
   },
