@@ -29,26 +29,13 @@ var shapes sync.Map // reflect.Type -> *shape
 // length, one object as 1); includes.tweets and includes.users count as
 // posts and users read whatever the endpoint.
 func countBody(body any, dataKind Resource) Counts {
-	v := reflect.ValueOf(body)
-	for v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface {
-		if v.IsNil() {
-			return Counts{}
-		}
-		v = v.Elem()
-	}
+	v := elem(reflect.ValueOf(body))
 	var data, tweets, users reflect.Value
 	switch v.Kind() {
 	case reflect.Struct:
 		s := shapeOf(v.Type())
 		data = fieldAt(v, s.data)
-		inc := fieldAt(v, s.includes)
-		for inc.IsValid() && (inc.Kind() == reflect.Pointer || inc.Kind() == reflect.Interface) {
-			if inc.IsNil() {
-				inc = reflect.Value{}
-				break
-			}
-			inc = inc.Elem()
-		}
+		inc := elem(fieldAt(v, s.includes))
 		if inc.IsValid() && inc.Kind() == reflect.Struct {
 			is := shapeOf(inc.Type())
 			tweets, users = fieldAt(inc, is.tweets), fieldAt(inc, is.users)
@@ -57,7 +44,7 @@ func countBody(body any, dataKind Resource) Counts {
 		}
 	case reflect.Map:
 		data = mapMember(v, "data")
-		if inc := mapMember(v, "includes"); inc.IsValid() && inc.Kind() == reflect.Map {
+		if inc := elem(mapMember(v, "includes")); inc.IsValid() && inc.Kind() == reflect.Map {
 			tweets, users = mapMember(inc, "tweets"), mapMember(inc, "users")
 		}
 	default:
@@ -73,14 +60,20 @@ func countBody(body any, dataKind Resource) Counts {
 	return c
 }
 
-// size is a slice's length, 1 for one present object, 0 for nothing.
-func size(v reflect.Value) int {
+// elem follows pointers and interfaces to the value (invalid for nil).
+func elem(v reflect.Value) reflect.Value {
 	for v.IsValid() && (v.Kind() == reflect.Pointer || v.Kind() == reflect.Interface) {
 		if v.IsNil() {
-			return 0
+			return reflect.Value{}
 		}
 		v = v.Elem()
 	}
+	return v
+}
+
+// size is a slice's length, 1 for one present object, 0 for nothing.
+func size(v reflect.Value) int {
+	v = elem(v)
 	switch {
 	case !v.IsValid():
 		return 0
