@@ -28,7 +28,6 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
-	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -167,7 +166,7 @@ func (m *Meter) admit(ctx context.Context, app int64, res Resource, now time.Tim
 	needWrite := res == PostCreate
 	s, err := m.appSettings(ctx, app, now)
 	if err != nil {
-		logctx.OrDefault(m.deps.Logger).WarnContext(ctx, "usage settings unavailable; request admitted", "app", app, "err", err)
+		m.deps.Logger.WarnContext(ctx, "usage settings unavailable; request admitted", "app", app, "err", err)
 		return nil
 	}
 	if s.ReadCap != nil {
@@ -183,7 +182,7 @@ func (m *Meter) admit(ctx context.Context, app int64, res Resource, now time.Tim
 	}
 	used, spent, err := m.live(ctx, app, now, credits)
 	if err != nil {
-		logctx.OrDefault(m.deps.Logger).WarnContext(ctx, "usage counts unavailable; request admitted", "app", app, "err", err)
+		m.deps.Logger.WarnContext(ctx, "usage counts unavailable; request admitted", "app", app, "err", err)
 		return nil
 	}
 	account := strconv.FormatInt(app, 10)
@@ -233,7 +232,7 @@ func (m *Meter) record(ctx context.Context, app int64, c storage.UsageCounts, no
 		pipe.IncrBy(ctx, m.spentKey(app), c.CreditsSpent)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
-		logctx.OrDefault(m.deps.Logger).WarnContext(ctx, "usage counts not added to Redis (the store still gets them)", "app", app, "err", err)
+		m.deps.Logger.WarnContext(ctx, "usage counts not added to Redis (the store still gets them)", "app", app, "err", err)
 	}
 }
 
