@@ -152,7 +152,8 @@ func (m *Meter) serve(w http.ResponseWriter, r *http.Request, res Resource, next
 	mw := &meteredWriter{ResponseWriter: w, res: res}
 	next.ServeHTTP(mw, r)
 	if c := mw.counts(); !c.Zero() {
-		m.record(r.Context(), app, c, now)
+		// Served: counted even when the client has already gone.
+		m.record(context.WithoutCancel(r.Context()), app, c, now)
 	}
 }
 
