@@ -22,6 +22,13 @@ import (
 // setup runs the API with a usage meter of cfg; admin changes show at once.
 func setup(t *testing.T, cfg usage.Config) (*apitest.Bundle, *usage.Meter) {
 	t.Helper()
+	b, m, _ := setupRedis(t, cfg)
+	return b, m
+}
+
+// setupRedis is setup that also returns the meter's Redis.
+func setupRedis(t *testing.T, cfg usage.Config) (*apitest.Bundle, *usage.Meter, *redis.Client) {
+	t.Helper()
 	addr, n := storagetest.RedisDB(t)
 	rc := redis.NewClient(&redis.Options{Addr: addr, DB: n})
 	t.Cleanup(func() { rc.Close() })
@@ -31,7 +38,7 @@ func setup(t *testing.T, cfg usage.Config) (*apitest.Bundle, *usage.Meter) {
 		m = usage.New(cfg, usage.Deps{Store: db, Redis: rc, Prefix: "t:", Errors: d.Errors})
 		d.Modules.Usage = m
 	})
-	return b, m
+	return b, m, rc
 }
 
 // get is a GET whatever its status.
@@ -207,5 +214,38 @@ func TestCreditsDepleted(t *testing.T) {
 	got, _ := b.DB.UsageSince(ctx, b.App.ID, time.Time{})
 	if got.CreditsSpent != 11 || got.PostsWritten != 2 || got.PostsRead != 1 {
 		t.Errorf("recorded %+v, want 11 credits for 2 written and 1 read", got)
+	}
+}
+
+// TestUsageSurvivesRedisLoss: once the counts are recorded in PostgreSQL, a
+// Redis that lost every key still refuses past the cap and the balance:
+// the meter seeds its counters from the record.
+func TestUsageSurvivesRedisLoss(t *testing.T) {
+	t.Parallel()
+	b, m, rc := setupRedis(t, usage.Config{ReadCap: 2, Prices: usage.Prices{PostWrite: 1}})
+	ctx := context.Background()
+	if _, err := b.DB.AddAppCredits(ctx, b.App.ID, 2); err != nil {
+		t.Fatal(err)
+	}
+	first := b.Create(t, "oauth:author", map[string]any{"text": "kept through the loss"})
+	b.Create(t, "oauth:author", map[string]any{"text": "kept through the loss, two"})
+	if r := get(t, b, "/2/tweets?ids="+first, b.Bearer); r.Status != http.StatusOK {
+		t.Fatalf("lookup: %d %s", r.Status, r.Raw)
+	}
+	if r := get(t, b, "/2/tweets/"+first, b.Bearer); r.Status != http.StatusOK {
+		t.Fatalf("second lookup (1 read of 2): %d %s", r.Status, r.Raw)
+	}
+	if err := m.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.FlushDB(ctx).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if r := get(t, b, "/2/tweets/"+first, b.Bearer); r.Status != http.StatusTooManyRequests {
+		t.Errorf("past the cap after Redis lost its keys: %d %s", r.Status, r.Raw)
+	}
+	post := b.Call(t, "POST", "/2/tweets", "oauth:author", "application/json", apitest.JSONBody(map[string]any{"text": "no credits left"}))
+	if post.Status != http.StatusPaymentRequired {
+		t.Errorf("balance spent before Redis lost its keys: %d %s", post.Status, post.Raw)
 	}
 }
