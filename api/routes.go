@@ -36,6 +36,7 @@ import (
 	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/streams"
+	"github.com/aviary-dev/aviary/api/usage"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
 )
@@ -60,7 +61,10 @@ type Modules struct {
 	Inspect *inspect.Module
 	// DMs serves the direct message endpoints (/2/dm_conversations, /2/dm_events).
 	DMs *dms.Module
-	Ads AdsModules
+	// Usage meters the core endpoints (caps, credits) and serves
+	// GET /2/usage/tweets (docs/usage-and-credits.md); nil meters nothing.
+	Usage *usage.Meter
+	Ads   AdsModules
 }
 
 // AdsModules are the advertising API's features (paths /12/..., /5/...),
@@ -146,6 +150,7 @@ func (m Modules) served(sandbox bool) []string {
 		add("webhooks", m.Webhooks)
 		add("activity", m.ActivitySubscriptions)
 		add("inspect", m.Inspect)
+		add("usage", m.Usage)
 	}
 	a := m.Ads
 	for name, mod := range map[string]routable{"accounts": a.Accounts, "campaigns": a.Campaigns, "line_items": a.LineItems,
@@ -165,7 +170,7 @@ type routable interface{ Routes() []httpx.Endpoint }
 func (m Modules) endpoints(sandbox bool) []httpx.Endpoint {
 	var all []httpx.Endpoint
 	if !sandbox {
-		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.DMs, m.Search, m.News, m.Spaces, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect)
+		all = collect(m.Compliance, m.Media, m.Posts, m.Users, m.Social, m.DMs, m.Search, m.News, m.Spaces, m.Streams, m.Webhooks, m.ActivitySubscriptions, m.Inspect, m.Usage)
 	}
 	return append(all, m.Ads.Endpoints()...)
 }
@@ -194,6 +199,9 @@ func collect(mods ...routable) []httpx.Endpoint {
 func (s *Server) routes() {
 	stack := &httpx.Stack{Errors: s.Errors, Logger: s.Logger, Auth: s.Auth, Limiter: s.Limiter,
 		RateLimitScale: s.RateLimitScale, Rules: s.limits}
+	if s.Modules.Usage != nil && !s.Sandbox {
+		stack.Meter = s.Modules.Usage
+	}
 	for _, e := range s.Modules.endpoints(s.Sandbox) {
 		s.mux.Handle(e.Pattern, stack.Handler(e))
 	}

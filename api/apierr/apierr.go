@@ -60,6 +60,9 @@ type Error struct {
 	AdsCode string
 	// Header holds response headers to set (for example Retry-After).
 	Header http.Header
+	// OmitStatus leaves the status member out of the Problem body, for the
+	// problems the platform sends without one (usage-capped, credits).
+	OmitStatus bool
 }
 
 func (e *Error) Error() string {
@@ -195,10 +198,47 @@ func TooManyRequests() *Error {
 	return &Error{Status: http.StatusTooManyRequests, Title: "Too Many Requests", Detail: "Too Many Requests", AdsCode: "TOO_MANY_REQUESTS"}
 }
 
-// UsageCapped reports that the app's usage cap is exhausted (HTTP 429).
+// Usage cap periods and scopes of a usage-capped problem, as the platform
+// names them.
+const (
+	PeriodDaily    = "Daily"
+	PeriodMonthly  = "Monthly"
+	ScopeAccount   = "Account"
+	ScopeProduct   = "Product"
+	SlugCredits    = "credits"
+	productNameTag = "product_name"
+)
+
+// UsageCapped reports that the app's monthly usage cap is exhausted (HTTP
+// 429), as UsageCappedFor(PeriodMonthly, ScopeProduct, "", "").
 func UsageCapped() *Error {
-	return &Error{Status: http.StatusTooManyRequests, Slug: SlugUsageCapped, Title: "Usage cap exceeded",
-		Detail: "The usage cap of this app is exhausted.", AdsCode: "TOO_MANY_REQUESTS"}
+	return UsageCappedFor(PeriodMonthly, ScopeProduct, "", "")
+}
+
+// UsageCappedFor is the platform's usage-capped problem (HTTP 429): title
+// UsageCapExceeded, the period and scope of the exhausted cap, and, when
+// given, the account and product it belongs to. Like the platform's, the
+// body carries no status member.
+func UsageCappedFor(period, scope, accountID, product string) *Error {
+	extra := map[string]any{"period": period, "scope": scope}
+	if accountID != "" {
+		extra["account_id"] = accountID
+	}
+	if product != "" {
+		extra[productNameTag] = product
+	}
+	return &Error{Status: http.StatusTooManyRequests, Slug: SlugUsageCapped, Title: "UsageCapExceeded",
+		Detail: fmt.Sprintf("Usage cap exceeded: %s %s cap", period, strings.ToLower(scope)), Extra: extra,
+		AdsCode: "TOO_MANY_REQUESTS", OmitStatus: true}
+}
+
+// CreditsDepleted is the platform's answer to a request of an account
+// whose credit balance is used up (HTTP 402 Payment Required, type
+// {base}/credits, no status member).
+func CreditsDepleted(accountID string) *Error {
+	return &Error{Status: http.StatusPaymentRequired, Slug: SlugCredits, Title: "CreditsDepleted",
+		Detail:  fmt.Sprintf("Your enrolled account [%s] does not have any credits to fulfill this request.", accountID),
+		AdsCode: "PAYMENT_REQUIRED", OmitStatus: true}
 }
 
 // PayloadTooLarge reports a request body over the endpoint's cap (HTTP 413).

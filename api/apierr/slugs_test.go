@@ -29,7 +29,7 @@ func TestEverySpecSlugRenders(t *testing.T) {
 		{RuleCap("max rules"), SlugRuleCap, nil},
 		{StreamingConnection("too many"), SlugStreamingConnection, nil},
 		{UnsupportedAuthentication("user context"), SlugUnsupportedAuthentication, nil},
-		{UsageCapped(), SlugUsageCapped, nil},
+		{UsageCapped(), SlugUsageCapped, []string{"period", "scope"}},
 	}
 	seen := map[string]bool{}
 	for _, tt := range tests {

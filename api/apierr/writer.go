@@ -89,7 +89,7 @@ func (w Writer) problemBody(e *Error) map[string]any {
 	}
 	body["type"] = w.TypeURI(e.Slug)
 	body["title"] = e.Title
-	if e.Status != 0 { // problems embedded in a 200 response's errors carry none
+	if e.Status != 0 && !e.OmitStatus { // problems embedded in a 200 response's errors carry none
 		body["status"] = e.Status
 	}
 	if e.Detail != "" {

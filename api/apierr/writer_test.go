@@ -39,7 +39,7 @@ func TestCoreProblems(t *testing.T) {
 		{"wrapped error still renders", quiet, fmt.Errorf("handler: %w", Conflict("busy")), 409, DefaultProblemsBase + "/conflict", nil},
 		{"not found carries resource fields", quiet, NotFound("compliance_job", "id", "7"), 404, DefaultProblemsBase + "/resource-not-found",
 			map[string]any{"resource_type": "compliance_job", "resource_id": "7", "parameter": "id", "value": "7"}},
-		{"custom base", Writer{ProblemsBase: "https://example.test/problems/"}, UsageCapped(), 429, "https://example.test/problems/usage-capped", nil},
+		{"custom base", Writer{ProblemsBase: "https://example.test/problems/"}, RuleCap("full"), 403, "https://example.test/problems/rule-cap", nil},
 		{"generic", quiet, TooManyRequests(), 429, "about:blank", nil},
 		{"forbidden is generic", quiet, Forbidden("read-only app"), 403, "about:blank", map[string]any{"title": "Forbidden", "detail": "read-only app"}},
 		{"suspended account", quiet, AccountSuspended(), 403, "about:blank",
@@ -62,6 +62,35 @@ func TestCoreProblems(t *testing.T) {
 			}
 			if tt.status == 500 && strings.Contains(rec.Body.String(), "hunter2") {
 				t.Errorf("internal error leaked: %s", rec.Body.String())
+			}
+		})
+	}
+}
+
+// TestPlatformShapedProblems: usage-capped and CreditsDepleted are
+// rendered exactly as the platform sends them, without a status member.
+func TestPlatformShapedProblems(t *testing.T) {
+	tests := []struct {
+		name   string
+		err    *Error
+		status int
+		want   map[string]any
+	}{
+		{"usage capped", UsageCappedFor(PeriodMonthly, ScopeProduct, "42", ""), 429, map[string]any{
+			"type": DefaultProblemsBase + "/usage-capped", "title": "UsageCapExceeded", "detail": "Usage cap exceeded: Monthly product cap",
+			"period": "Monthly", "scope": "Product", "account_id": "42"}},
+		{"daily account cap with product", UsageCappedFor(PeriodDaily, ScopeAccount, "", "pay-per-use"), 429, map[string]any{
+			"type": DefaultProblemsBase + "/usage-capped", "title": "UsageCapExceeded", "detail": "Usage cap exceeded: Daily account cap",
+			"period": "Daily", "scope": "Account", "product_name": "pay-per-use"}},
+		{"credits depleted", CreditsDepleted("42"), 402, map[string]any{
+			"type": DefaultProblemsBase + "/credits", "title": "CreditsDepleted",
+			"detail": "Your enrolled account [42] does not have any credits to fulfill this request."}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec, body := render(t, Writer{}, Core, "/2/x", tt.err)
+			if rec.Code != tt.status || fmt.Sprint(body) != fmt.Sprint(tt.want) {
+				t.Fatalf("got %d %v, want %d %v", rec.Code, body, tt.status, tt.want)
 			}
 		})
 	}

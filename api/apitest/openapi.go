@@ -44,6 +44,8 @@ var genericProblems = map[string]string{
 	"https://api.x.com/2/problems/noncompliant-rules":         "spec slug (a stream rule the stream does not take, in a 200's errors) without a schema in the description",
 	"https://api.x.com/2/problems/rule-cap":                   "spec slug (403: an app's stream rule cap) without a schema in the description",
 	"https://api.x.com/2/problems/streaming-connection":       "spec slug (429 TooManyConnections on a stream, docs/streams.md) without a schema in the description",
+	"https://api.x.com/2/problems/usage-capped":               "spec slug (429 past an app's usage cap, docs/usage-and-credits.md) without a schema in the description",
+	"https://api.x.com/2/problems/credits":                    "the platform's 402 CreditsDepleted (docs/usage-and-credits.md), in neither the spec nor the description",
 }
 
 // documentedStatus maps a status the platform answers but the description

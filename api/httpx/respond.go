@@ -24,6 +24,7 @@ var jsonContentType = []string{"application/json; charset=utf-8"}
 
 // WriteJSON sends body as the JSON response with status.
 func WriteJSON(w http.ResponseWriter, status int, body any) error {
+	observe(w, status, body)
 	w.Header()["Content-Type"] = jsonContentType
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)

@@ -26,8 +26,8 @@ type Limiter interface {
 }
 
 // Stack turns Endpoints into http.Handlers with their middleware, in this
-// order: authentication and write access, rate limit (a refused caller
-// costs no quota), query parameters, body rules, the handler.
+// order: authentication and write access, the meter (usage caps and
+// credits), rate limit (a refused caller costs no quota), query parameters, body rules, the handler.
 type Stack struct {
 	Errors apierr.Writer
 	Logger *slog.Logger
@@ -38,6 +38,9 @@ type Stack struct {
 	RateLimitScale float64
 	// Rules records every rule wired (one name, one rule); nil skips it.
 	Rules *ratelimit.Registry
+	// Meter meters the endpoints it chooses (usage caps, credits); nil
+	// meters none.
+	Meter Meter
 }
 
 // Handler builds e's handler. It panics on a wiring error (an invalid or
@@ -53,6 +56,11 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 	}
 	if limited {
 		h = onlyWhen(e.Limit.When, s.limits(rule, e.Limit.Also), h)
+	}
+	if s.Meter != nil {
+		if mw := s.Meter.Middleware(e); mw != nil {
+			h = mw(h)
+		}
 	}
 	return s.Auth.Middleware(e.Auth)(h)
 }

@@ -47,6 +47,8 @@ commands:
                                                    change the given profile fields; one profile.update.* activity
                                                    event per changed field (docs/activity.md); prints the changes
   app tier <app id|name> self-serve|enterprise     set an app's access tier (enterprise: replies unrestricted, quotes)
+  app usage --app NAME [--read-cap N] [--write-cap N]   an app's usage caps (-1: the server default) and usage
+  app credits --app NAME [--add N]                 add credits to an app (negative: take away); prints the balance
   ads account <user id|username> <name>            create a production ads account owned by the user
   ads grant <account_id> <user id|username>        let a user use an ads account
   ads revoke <account_id> <user id|username>       take a granted user's access away (not the owner's)
@@ -164,6 +166,8 @@ type adminFlags struct {
 	DM dmFlags
 	// Live are the Space and broadcast commands' flags (admin_broadcast.go).
 	Live liveFlags
+	// Usage are app usage's and app credits' flags (admin_usage.go).
+	Usage usageFlags
 }
 
 // optString is a string flag that knows whether it was given, so that an
@@ -239,6 +243,7 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.ClientType, "client-type", "", "client rotate: confidential or public (empty: unchanged)")
 	o.DM.bind(fs)
 	o.Live.bind(fs)
+	o.Usage.bind(fs)
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {
@@ -278,6 +283,8 @@ func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb str
 		return setPlace(ctx, db, o)
 	case "insights queries":
 		return insightQueries(ctx, db, o)
+	case "app usage", "app credits":
+		return usageCommand(ctx, db, verb, o)
 	}
 	if slices.Contains(adsVerbs, verb) {
 		return adsCommand(ctx, db, verb, o)

@@ -79,6 +79,7 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,
 			Cap: cfg.ActivitySubscriptionCap}),
 		Inspect: inspect.New(b.apiDB),
+		Usage:   startUsageMeter(cfg, b, errs, log),
 		DMs:     dms.New(dms.Deps{Store: b.apiDB, Validator: val}),
 		Ads:     api.NewAdsModules(kit, b.apiDB),
 	}, nil

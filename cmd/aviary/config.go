@@ -51,8 +51,10 @@ type config struct {
 	RateLimitScale    float64
 	// PostsAppPerDay and PostsUserPerDay are the 24-hour limits of
 	// POST /2/tweets, per app and per user.
-	PostsAppPerDay    int
-	PostsUserPerDay   int
+	PostsAppPerDay  int
+	PostsUserPerDay int
+	// Usage are the usage caps and credit prices (docs/usage-and-credits.md).
+	Usage             usageConfig
 	DependencyTimeout time.Duration
 	AuthCacheTTL      time.Duration
 	LogLevel          string
@@ -197,6 +199,11 @@ func (c *config) settings() []setting {
 		{"AVIARY_RATE_LIMIT_SCALE", "rate-limit-scale", "1", "multiplier applied to every endpoint's rate limit", float(&c.RateLimitScale)},
 		{"AVIARY_POSTS_APP_24H_LIMIT", "posts-app-24h-limit", "10000", "posts an app may create in 24 hours (POST /2/tweets, x-app-limit-24hour-*; scaled by AVIARY_RATE_LIMIT_SCALE)", integer(&c.PostsAppPerDay)},
 		{"AVIARY_POSTS_USER_24H_LIMIT", "posts-user-24h-limit", "2400", "posts a user may create through one app in 24 hours (POST /2/tweets, x-user-limit-24hour-*; scaled by AVIARY_RATE_LIMIT_SCALE)", integer(&c.PostsUserPerDay)},
+		{"AVIARY_USAGE_READ_CAP", "usage-read-cap", "0", "posts an app may read per usage period unless it has its own cap (aviary admin app usage); 0: unlimited (docs/usage-and-credits.md)", integer(&c.Usage.ReadCap)},
+		{"AVIARY_USAGE_WRITE_CAP", "usage-write-cap", "0", "posts an app may create per usage period unless it has its own cap; 0: unlimited", integer(&c.Usage.WriteCap)},
+		{"AVIARY_USAGE_CAP_RESET_DAY", "usage-cap-reset-day", "1", "day of the month (1 to 28) a usage period starts", integer(&c.Usage.ResetDay)},
+		{"AVIARY_USAGE_PRICES", "usage-prices", "", "credits each resource costs, e.g. post_read=5,post_write=10,user_read=1; empty: credits off", str(&c.Usage.Prices)},
+		{"AVIARY_USAGE_FLUSH_INTERVAL", "usage-flush-interval", "2s", "how often an API process records the usage it counted in PostgreSQL", duration(&c.Usage.FlushInterval)},
 		{"AVIARY_AUTH_CACHE_TTL", "auth-cache-ttl", "2s", "how long the API keeps looked-up credentials in memory; revocations reach every replica at once over Redis pub/sub; 0 turns the cache off (docs/auth-cache.md)", duration(&c.AuthCacheTTL)},
 		{"AVIARY_DEPENDENCY_TIMEOUT", "dependency-timeout", "500ms", "bound on each PostgreSQL statement and Redis command of the API tier; a dependency slower than this answers 503 (docs/outages.md)", duration(&c.DependencyTimeout)},
 		{"AVIARY_FETCH_ALLOWLIST", "fetch-allowlist", "", "comma-separated host:port entries that product image fetches may reach even though they are loopback or private (a local image server in tests); empty: none", str(&c.FetchAllowlist)},
@@ -344,6 +351,11 @@ func (c *config) validate() error {
 		{c.WebhookProbeInterval > 0, "AVIARY_WEBHOOK_PROBE_INTERVAL (-webhook-probe-interval)", "a positive duration", c.WebhookProbeInterval},
 		{c.WebhookDeliveryTimeout > 0, "AVIARY_WEBHOOK_DELIVERY_TIMEOUT (-webhook-delivery-timeout)", "a positive duration", c.WebhookDeliveryTimeout},
 		{c.WebhookDeliverers >= 1, "AVIARY_WEBHOOK_DELIVERERS (-webhook-deliverers)", "at least 1", c.WebhookDeliverers},
+		{c.Usage.ReadCap >= 0, "AVIARY_USAGE_READ_CAP (-usage-read-cap)", "0 (unlimited) or more", c.Usage.ReadCap},
+		{c.Usage.WriteCap >= 0, "AVIARY_USAGE_WRITE_CAP (-usage-write-cap)", "0 (unlimited) or more", c.Usage.WriteCap},
+		{c.Usage.ResetDay >= 1 && c.Usage.ResetDay <= 28, "AVIARY_USAGE_CAP_RESET_DAY (-usage-cap-reset-day)", "1 to 28", c.Usage.ResetDay},
+		{c.Usage.FlushInterval > 0, "AVIARY_USAGE_FLUSH_INTERVAL (-usage-flush-interval)", "a positive duration", c.Usage.FlushInterval},
+		{c.Usage.pricesValid(), "AVIARY_USAGE_PRICES (-usage-prices)", "resource=credits pairs (post_read, post_write, user_read; 0 or more)", c.Usage.Prices},
 		{c.PostsUserPerDay >= 1, "AVIARY_POSTS_USER_24H_LIMIT (-posts-user-24h-limit)", "at least 1", c.PostsUserPerDay},
 		{c.OAuthTokenLimit >= 0, "AVIARY_OAUTH_TOKEN_LIMIT (-oauth-token-limit)", "0 (off) or more", c.OAuthTokenLimit},
 		{c.OAuthTokenFailureLimit >= 0, "AVIARY_OAUTH_TOKEN_FAILURE_LIMIT (-oauth-token-failure-limit)", "0 (off) or more", c.OAuthTokenFailureLimit},
