@@ -27,6 +27,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/dms"
+	"github.com/aviary-dev/aviary/api/faults"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
@@ -194,6 +195,12 @@ func collect(mods ...routable) []httpx.Endpoint {
 func (s *Server) routes() {
 	stack := &httpx.Stack{Errors: s.Errors, Logger: s.Logger, Auth: s.Auth, Limiter: s.Limiter,
 		RateLimitScale: s.RateLimitScale, Rules: s.limits}
+	if s.Faults != nil {
+		stack.Faults = s.Faults
+		h := s.Faults.Handler()
+		s.mux.Handle(faults.Path, h)
+		s.mux.Handle(faults.Path+"/", h)
+	}
 	for _, e := range s.Modules.endpoints(s.Sandbox) {
 		s.mux.Handle(e.Pattern, stack.Handler(e))
 	}

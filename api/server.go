@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/faults"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 )
@@ -50,6 +51,9 @@ type Deps struct {
 	// Queues reports the work queues' depths for /_aviary/health (nil: not
 	// shown).
 	Queues QueueInspector
+	// Faults serves /_aviary/faults and injects the faults into every
+	// endpoint (docs/faults.md); nil: no faults.
+	Faults *faults.Module
 	// Sandbox makes this the ads sandbox listener: only the ads features
 	// are served, and they see sandbox accounts only (adsx.Sandbox).
 	Sandbox bool

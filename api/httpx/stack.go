@@ -38,6 +38,8 @@ type Stack struct {
 	RateLimitScale float64
 	// Rules records every rule wired (one name, one rule); nil skips it.
 	Rules *ratelimit.Registry
+	// Faults injects faults on demand (api/faults); nil injects none.
+	Faults Injector
 }
 
 // Handler builds e's handler. It panics on a wiring error (an invalid or
@@ -53,6 +55,9 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 	}
 	if limited {
 		h = onlyWhen(e.Limit.When, s.limits(rule, e.Limit.Also), h)
+	}
+	if s.Faults != nil {
+		h = s.Faults.Wrap(e, h)
 	}
 	return s.Auth.Middleware(e.Auth)(h)
 }
