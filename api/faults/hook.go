@@ -63,7 +63,6 @@ type Deps struct {
 
 // snapshot is the process's copy of the request faults.
 type snapshot struct {
-	at     time.Time
 	faults []faults.Fault
 }
 
@@ -72,6 +71,10 @@ type Module struct {
 	Deps
 	snap       atomic.Pointer[snapshot]
 	refreshing atomic.Bool
+	// stale is set by a timer Refresh after the snapshot was read (no
+	// clock read per request: the hook's cost when no fault is set is
+	// two atomic loads).
+	stale atomic.Bool
 }
 
 // New builds the module.
@@ -111,14 +114,16 @@ func (m *Module) Reload(ctx context.Context) {
 			req = append(req, f)
 		}
 	}
-	m.snap.Store(&snapshot{at: m.Clock(), faults: req})
+	m.snap.Store(&snapshot{faults: req})
+	m.stale.Store(false)
+	time.AfterFunc(m.Refresh, func() { m.stale.Store(true) })
 }
 
 // current is the snapshot of the request faults; a stale one is used
 // while one goroutine reads them again.
 func (m *Module) current() []faults.Fault {
 	s := m.snap.Load()
-	if s == nil || m.Clock().Sub(s.at) >= m.Refresh {
+	if s == nil || m.stale.Load() {
 		m.refresh()
 	}
 	if s == nil {
