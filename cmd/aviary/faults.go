@@ -30,6 +30,10 @@ func newFaults(cfg *config, b *backends, authn *auth.Authenticator, errs apierr.
 		}
 		guard = g.Wrap
 	}
-	return apifaults.New(apifaults.Deps{Store: faultsredis.New(b.redis, faultsPrefix), Auth: authn, Admin: guard,
+	return apifaults.New(apifaults.Deps{Store: faultsStore(b), Auth: authn, Admin: guard,
 		Errors: errs, Logger: log}), nil
 }
+
+// faultsStore is the deployment's faults in Redis, for the API's hook and
+// the workers' CRC checks and media processing.
+func faultsStore(b *backends) *faultsredis.Store { return faultsredis.New(b.redis, faultsPrefix) }

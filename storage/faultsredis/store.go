@@ -12,8 +12,8 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"slices"
 	"strconv"
 	"time"
@@ -41,7 +41,7 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Store{rdb: rdb, defs: prefix + "defs", hits: prefix + "hits", left: prefix + "left", now: time.Now, random: randomFloat}
+	return &Store{rdb: rdb, defs: prefix + "defs", hits: prefix + "hits", left: prefix + "left", now: time.Now, random: mrand.Float64}
 }
 
 // Create stores f under a new id (f must be normalized).
@@ -217,20 +217,27 @@ func (s *Store) Take(ctx context.Context, kind faults.Kind, appID int64) (faults
 	return faults.Fault{}, false, nil
 }
 
-// ErrNotFound is returned for an unknown fault id.
-var ErrNotFound = errors.New("faults: no such fault")
-
 func newID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return hex.EncodeToString(b[:])
 }
 
-// randomFloat is a uniform number in [0, 1).
-func randomFloat() float64 {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	u := uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
-		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
-	return float64(u>>11) / (1 << 53)
+// CRCFault takes the fault the next CRC check of appID's webhook suffers
+// (domain/webhooks.Faults): faults.CRCFailure, faults.CRCTimeout or "".
+func (s *Store) CRCFault(ctx context.Context, appID int64) (faults.Kind, error) {
+	for _, kind := range []faults.Kind{faults.CRCFailure, faults.CRCTimeout} {
+		_, ok, err := s.Take(ctx, kind, appID)
+		if err != nil || ok {
+			return kind, err
+		}
+	}
+	return "", nil
+}
+
+// MediaFault takes a media failure for the upload of appID being processed
+// (workers/media.Faults).
+func (s *Store) MediaFault(ctx context.Context, appID int64) (bool, error) {
+	_, ok, err := s.Take(ctx, faults.MediaFailure, appID)
+	return ok, err
 }
