@@ -27,7 +27,7 @@ import (
 // other errors are returned so asynq retries the task, and FinalFailure
 // fails the media with code 3 when the retries are used up.
 type Processor struct {
-	Store  Store
+	Store Store
 	// Faults injects processing failures (docs/faults.md); nil: none.
 	Faults Faults
 	Blobs  blob.Store
