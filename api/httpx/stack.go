@@ -26,8 +26,9 @@ type Limiter interface {
 }
 
 // Stack turns Endpoints into http.Handlers with their middleware, in this
-// order: authentication and write access, rate limit (a refused caller
-// costs no quota), query parameters, body rules, the handler.
+// order: authentication and write access, injected faults (Faults, when
+// set), rate limit (a refused caller costs no quota), query parameters,
+// body rules, the handler.
 type Stack struct {
 	Errors apierr.Writer
 	Logger *slog.Logger
