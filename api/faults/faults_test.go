@@ -238,9 +238,21 @@ func TestFaultStreams(t *testing.T) {
 		t.Fatalf("too many connections: %d %s", r.Status, r.Raw)
 	}
 
-	create(t, b, b.Bearer, map[string]any{"match": map[string]any{"route": "/2/tweets/search/stream"},
-		"effect": map[string]any{"type": "operational_disconnect", "after_ms": 50}, "count": 1})
-	req, _ := http.NewRequest("GET", b.Srv.URL+"/2/tweets/search/stream", nil)
+	for _, route := range []string{"/2/tweets/search/stream", "/2/activity/stream"} {
+		create(t, b, b.Bearer, map[string]any{"match": map[string]any{"route": route},
+			"effect": map[string]any{"type": "operational_disconnect", "after_ms": 50}, "count": 1})
+		if last := lastStreamLine(t, b, route); !strings.Contains(last, `"operational-disconnect"`) ||
+			!strings.Contains(last, "UpstreamOperationalDisconnect") {
+			t.Errorf("%s: last line %q", route, last)
+		}
+	}
+}
+
+// lastStreamLine reads the stream at route until the server ends it and
+// returns its last line.
+func lastStreamLine(t *testing.T, b *apitest.Bundle, route string) string {
+	t.Helper()
+	req, _ := http.NewRequest("GET", b.Srv.URL+route, nil)
 	req.Header.Set("Authorization", b.Bearer)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -248,7 +260,7 @@ func TestFaultStreams(t *testing.T) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("stream: %d", resp.StatusCode)
+		t.Fatalf("%s: %d", route, resp.StatusCode)
 	}
 	var last string
 	sc := bufio.NewScanner(resp.Body)
@@ -257,7 +269,5 @@ func TestFaultStreams(t *testing.T) {
 			last = line
 		}
 	}
-	if !strings.Contains(last, `"operational-disconnect"`) || !strings.Contains(last, "UpstreamOperationalDisconnect") {
-		t.Errorf("last line %q", last)
-	}
+	return last
 }
