@@ -27,6 +27,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/compliance"
 	"github.com/aviary-dev/aviary/api/dms"
+	"github.com/aviary-dev/aviary/api/faults"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/inspect"
 	"github.com/aviary-dev/aviary/api/media"
@@ -201,6 +202,12 @@ func (s *Server) routes() {
 		RateLimitScale: s.RateLimitScale, Rules: s.limits}
 	if s.Modules.Usage != nil && !s.Sandbox {
 		stack.Meter = s.Modules.Usage
+	}
+	if s.Faults != nil {
+		stack.Faults = s.Faults
+		h := s.Faults.Handler()
+		s.mux.Handle(faults.Path, h)
+		s.mux.Handle(faults.Path+"/", h)
 	}
 	for _, e := range s.Modules.endpoints(s.Sandbox) {
 		s.mux.Handle(e.Pattern, stack.Handler(e))

@@ -17,6 +17,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/aviary-dev/aviary/api/apierr"
+	"github.com/aviary-dev/aviary/api/faults"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/api/ratelimit"
 	"github.com/aviary-dev/aviary/api/selfdoc"
@@ -59,6 +60,9 @@ type Deps struct {
 	// PublicURL is the listener's public base URL, the served description's
 	// server (empty: relative to where it is read).
 	PublicURL string
+	// Faults serves /_aviary/faults and injects the faults into every
+	// endpoint (docs/faults.md); nil: no faults.
+	Faults *faults.Module
 	// Sandbox makes this the ads sandbox listener: only the ads features
 	// are served, and they see sandbox accounts only (adsx.Sandbox).
 	Sandbox bool

@@ -26,8 +26,9 @@ type Limiter interface {
 }
 
 // Stack turns Endpoints into http.Handlers with their middleware, in this
-// order: authentication and write access, the meter (usage caps and
-// credits), rate limit (a refused caller costs no quota), query parameters, body rules, the handler.
+// order: authentication and write access, injected faults (Faults, when
+// set), the meter (usage caps and credits), rate limit (a refused caller
+// costs no quota), query parameters, body rules, the handler.
 type Stack struct {
 	Errors apierr.Writer
 	Logger *slog.Logger
@@ -41,6 +42,8 @@ type Stack struct {
 	// Meter meters the endpoints it chooses (usage caps, credits); nil
 	// meters none.
 	Meter Meter
+	// Faults injects faults on demand (api/faults); nil injects none.
+	Faults Injector
 }
 
 // Handler builds e's handler. It panics on a wiring error (an invalid or
@@ -61,6 +64,9 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 		if mw := s.Meter.Middleware(e); mw != nil {
 			h = mw(h)
 		}
+	}
+	if s.Faults != nil {
+		h = s.Faults.Wrap(e, h)
 	}
 	return s.Auth.Middleware(e.Auth)(h)
 }

@@ -88,6 +88,10 @@ func (m *Module) open(w http.ResponseWriter, r *http.Request, endpoint string,
 		m.Hub.Unregister(conn)
 		m.closeRecord(rec.ID, reason)
 	}()
+	if after, ok := httpx.StreamEnd(ctx); ok { // a fault (docs/faults.md)
+		end := time.AfterFunc(after, func() { conn.finish(storage.DisconnectOperational) })
+		defer end.Stop()
+	}
 	s := m.newStreamWriter(w)
 	if err := s.start(); err != nil {
 		return err

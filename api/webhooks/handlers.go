@@ -49,7 +49,7 @@ func (m *Module) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	at := m.Clock()
-	if o := domain.Check(r.Context(), m.Client, req.URL, app.ConsumerSecret); !o.OK {
+	if o := domain.CheckWithFaults(r.Context(), m.Faults, app.ID, m.Client, req.URL, app.ConsumerSecret); !o.OK {
 		m.Logger.InfoContext(r.Context(), "webhook CRC failed at registration", "app_id", app.ID, "failure", o.Failure)
 		return failure(ReasonCRC, "url", "The URL did not answer the CRC check correctly: "+o.Failure+".", req.URL)
 	}
@@ -114,7 +114,7 @@ func (m *Module) validate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	at := m.Clock()
-	o := domain.Check(r.Context(), m.Client, hook.URL, app.ConsumerSecret)
+	o := domain.CheckWithFaults(r.Context(), m.Faults, app.ID, m.Client, hook.URL, app.ConsumerSecret)
 	hook, err = m.Store.RecordWebhookCRC(context.WithoutCancel(r.Context()), domain.Record(hook, o, at))
 	if errors.Is(err, storage.ErrNotFound) {
 		return idInvalid(r.PathValue("webhook_id"))

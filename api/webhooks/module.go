@@ -65,6 +65,8 @@ type Deps struct {
 	Store Store
 	// Client sends the CRC checks (nil: NewClient(nil)).
 	Client domain.Doer
+	// Faults injects CRC failures and timeouts (docs/faults.md); nil: none.
+	Faults domain.Faults
 	// Allow is the development allow-list (AVIARY_WEBHOOK_ALLOW): its
 	// host:port entries may be registered with http and a port, and are
 	// reached although loopback or private. Give the same list to Client.

@@ -180,6 +180,7 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 		Version:        main.Version,
 		Queues:         main.Queues,
 		Platform:       platform, PublicURL: cfg.SandboxPublicURL,
+		Faults:         main.Faults,
 	})
 	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
 }
@@ -259,6 +260,10 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 		return nil, err
 	}
 	limiter := startLimiter(b, "aviary:", errWriter)
+	injector, err := newFaults(cfg, b, authn, errWriter, log)
+	if err != nil {
+		return nil, err
+	}
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
 	}
@@ -266,6 +271,7 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 		Modules: modules,
 		Auth:    authn,
 		Limiter: limiter,
+		Faults:  injector,
 		Errors:  errWriter, Logger: log, Registerer: reg, Gatherer: reg, Mounts: mounts,
 		RateLimitScale: cfg.RateLimitScale,
 		Version:        buildVersion(),

@@ -43,7 +43,7 @@ func newWebhooks(cfg *config, b *backends, queue tasks.Enqueuer, val *validation
 	if len(allow) > 0 {
 		log.Warn("AVIARY_WEBHOOK_ALLOW is set: webhook URLs of its hosts may use http and reach loopback or private addresses (development only)", "allow", cfg.WebhookAllow)
 	}
-	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: webhooks.NewClient(allow), Allow: allow,
+	return webhooks.New(webhooks.Deps{Store: b.apiDB, Client: webhooks.NewClient(allow), Allow: allow, Faults: faultsStore(b),
 		Validator: val, Logger: log, Max: cfg.WebhooksMax, Queue: queue, ReplayHorizon: cfg.replayHorizon()}), nil
 }
 
@@ -58,7 +58,7 @@ func startWebhookCRC(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *ba
 	if !cfg.Reconcile {
 		return nil
 	}
-	s := &workerhooks.CRCSweeper{Store: b.db, Client: webhooks.NewClient(allow), Logger: log.With("component", "webhook-crc"),
+	s := &workerhooks.CRCSweeper{Store: b.db, Client: webhooks.NewClient(allow), Faults: faultsStore(b), Logger: log.With("component", "webhook-crc"),
 		Interval: cfg.WebhookCRCInterval, Recheck: cfg.WebhookCRCRecheck}
 	wg.Go(func() { s.Run(ctx) })
 	return nil

@@ -66,7 +66,7 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		processor.Next = startSweepers(sctx, &wg, cfg, b, log)
 	}
 	videoSlots, imageSlots := cfg.mediaSlots()
-	mediaProcessor := &media.Processor{Store: b.db, Blobs: b.blobs, Logger: log,
+	mediaProcessor := &media.Processor{Store: b.db, Blobs: b.blobs, Logger: log, Faults: faultsStore(b),
 		VideoMaxPixelRate: cfg.MediaVideoMaxPixelRate, VideoMaxPixels: cfg.MediaVideoMaxPixels,
 		Slots: media.Slots{Video: videoSlots, Image: imageSlots}}
 	if tasks.MediaTranscodeTimeout(cfg.MediaVideoMaxPixels) > tasks.MediaTaskTimeout {

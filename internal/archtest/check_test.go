@@ -150,7 +150,7 @@ var badCases = []badCase{
 	{"feature code imports storagetest", code("api/posts", "storage/storagetest"), "feature-imports",
 		"api/posts imports storage/storagetest: a feature imports only api/httpx, api/objects, render, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus, internal/outbound (ads: api/ads/adsx) (layout.md)"},
 	{"feature tests import s3", tests("api/media", "storage/blob/local", "storage/blob/s3"), "feature-test-imports",
-		"api/media (tests) imports storage/blob/s3: feature tests add only storage/storagetest, storage/postgres, storage/blob/local, internal/outbound/outboundtest, the api root and kit (layout.md)"},
+		"api/media (tests) imports storage/blob/s3: feature tests add only storage/storagetest, storage/postgres, storage/blob/local, storage/faultsredis, internal/outbound/outboundtest, the api root and kit (layout.md)"},
 	{"domain imports workers root", code("workers/compliance", "workers/sweep", "workers"), "domains-not-workers-root",
 		"workers/compliance imports workers: the workers root registers the domains; a domain never imports it (layout.md)"},
 	{"domain imports domain", code("workers/compliance", "tasks", "workers/media"), "domains-not-domains",

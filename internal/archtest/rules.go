@@ -130,7 +130,7 @@ var Rules = []Rule{
 		Reason: "a feature imports only api/httpx, api/objects, render, api/apierr, api/auth, storage, storage/ids, storage/blob, domain/..., ops/..., tasks, validation, events, events/bus, internal/outbound (ads: api/ads/adsx) (layout.md)"},
 	{Name: "feature-test-imports", Pkgs: feature, Files: Tests,
 		Allow:  anyOf(outside, featureKit, featureTestKit),
-		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, internal/outbound/outboundtest, the api root and kit (layout.md)"},
+		Reason: "feature tests add only storage/storagetest, storage/postgres, storage/blob/local, storage/faultsredis, internal/outbound/outboundtest, the api root and kit (layout.md)"},
 	{Name: "domains-not-workers-root", Pkgs: workerDomain, Files: All,
 		Deny:   pkgs("workers"),
 		Reason: "the workers root registers the domains; a domain never imports it (layout.md)"},
@@ -164,9 +164,10 @@ var featureKit = anyOf(pkgs("api/httpx", "api/objects", "render", "api/apierr", 
 	"storage", "storage/ids", "storage/blob", "tasks", "validation", "events", "events/bus", "internal/outbound"), tree("domain", "ops"))
 
 // featureTestKit are the module packages a feature's tests may import on
-// top of featureKit.
+// top of featureKit (storage/faultsredis: the faults on demand's Redis
+// store, which tests give the features as cmd does; docs/faults.md).
 var featureTestKit = anyOf(apiKit, tree("storage/storagetest"),
-	pkgs("storage/postgres", "storage/blob/local", "internal/outbound/outboundtest"))
+	pkgs("storage/postgres", "storage/blob/local", "internal/outbound/outboundtest", "storage/faultsredis"))
 
 // driverModules are the third-party drivers behind storage/postgres and
 // storage/blob.

@@ -27,7 +27,9 @@ import (
 // other errors are returned so asynq retries the task, and FinalFailure
 // fails the media with code 3 when the retries are used up.
 type Processor struct {
-	Store  Store
+	Store Store
+	// Faults injects processing failures (docs/faults.md); nil: none.
+	Faults Faults
 	Blobs  blob.Store
 	Logger *slog.Logger
 	Clock  func() time.Time
@@ -121,6 +123,9 @@ func (p *Processor) ProcessTask(ctx context.Context, t *asynq.Task) error {
 		return fmt.Errorf("start processing media %d: %w", payload.MediaID, err)
 	}
 	log := logctx.OrDefault(p.Logger).With("media_id", m.ID, "kind", m.Kind, "media_type", m.MediaType, "attempt", m.Attempts)
+	if ce := p.injected(ctx, log, m); ce != nil {
+		return p.reject(ctx, log, m, ce)
+	}
 	begin := time.Now()
 	res, err := p.run(ctx, m)
 	var ce *clientError

@@ -43,6 +43,8 @@ type CRCSweeper struct {
 	// Client sends the checks: the guarded client (api/webhooks.NewClient
 	// builds the same one; no redirects followed).
 	Client domain.Doer
+	// Faults injects CRC failures and timeouts (docs/faults.md); nil: none.
+	Faults domain.Faults
 	Logger *slog.Logger
 	Clock  func() time.Time
 	// Interval is the tick (AVIARY_WEBHOOK_CRC_INTERVAL, DefaultInterval);
@@ -121,7 +123,7 @@ func (s *CRCSweeper) checkAll(ctx context.Context, due []storage.WebhookDue) {
 // check runs one webhook's CRC and records the outcome.
 func (s *CRCSweeper) check(ctx context.Context, d storage.WebhookDue) {
 	at := s.now()
-	o := domain.Check(ctx, s.Client, d.URL, d.ConsumerSecret)
+	o := domain.CheckWithFaults(ctx, s.Faults, d.AppID, s.Client, d.URL, d.ConsumerSecret)
 	rec := domain.Record(d.Webhook, o, at)
 	w, err := s.Store.RecordWebhookCRC(context.WithoutCancel(ctx), rec)
 	switch {

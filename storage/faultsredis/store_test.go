@@ -1,0 +1,102 @@
+package faultsredis
+
+import (
+	"context"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/aviary-dev/aviary/domain/faults"
+	"github.com/aviary-dev/aviary/storage/storagetest"
+)
+
+func newStore(t *testing.T) *Store {
+	t.Helper()
+	addr, n := storagetest.RedisDB(t)
+	rc := redis.NewClient(&redis.Options{Addr: addr, DB: n})
+	t.Cleanup(func() { rc.Close() })
+	return New(rc, "t:faults:")
+}
+
+func mustCreate(t *testing.T, s *Store, f faults.Fault) faults.Fault {
+	t.Helper()
+	if err := f.Normalize(); err != nil {
+		t.Fatal(err)
+	}
+	out, err := s.Create(context.Background(), f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func TestHitCountsAndUsesUp(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	counted := mustCreate(t, s, faults.Fault{AppID: 1, Effect: faults.Effect{Kind: faults.Status, Status: 503}, Count: 2})
+	open := mustCreate(t, s, faults.Fault{Effect: faults.Effect{Kind: faults.Status, Status: 500}})
+	tests := []struct {
+		name string
+		f    faults.Fault
+		want bool
+	}{
+		{"first of two", counted, true},
+		{"second of two", counted, true},
+		{"used up", counted, false},
+		{"no count", open, true},
+		{"no count again", open, true},
+		{"deleted", faults.Fault{ID: "gone"}, false},
+	}
+	for _, tt := range tests {
+		got, err := s.Hit(ctx, tt.f)
+		if err != nil || got != tt.want {
+			t.Errorf("%s: Hit = %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+	all, err := s.List(ctx)
+	if err != nil || len(all) != 2 {
+		t.Fatalf("List = %v, %v", all, err)
+	}
+	byID := map[string]faults.Fault{all[0].ID: all[0], all[1].ID: all[1]}
+	if c := byID[counted.ID]; c.Hits != 2 || c.Remaining != 0 || c.AppID != 1 {
+		t.Errorf("counted fault %+v", c)
+	}
+	if o := byID[open.ID]; o.Hits != 2 {
+		t.Errorf("open fault %+v", o)
+	}
+}
+
+func TestTakeAndClear(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	mustCreate(t, s, faults.Fault{AppID: 1, Effect: faults.Effect{Kind: faults.CRCTimeout}, Count: 1})
+	mustCreate(t, s, faults.Fault{AppID: 2, Effect: faults.Effect{Kind: faults.MediaFailure}, Count: 1})
+	steps := []struct {
+		name string
+		run  func() (any, error)
+		want any
+	}{
+		{"another app's CRC", func() (any, error) { k, err := s.CRCFault(ctx, 2); return k, err }, faults.Kind("")},
+		{"the app's CRC", func() (any, error) { k, err := s.CRCFault(ctx, 1); return k, err }, faults.CRCTimeout},
+		{"the CRC fault is used up", func() (any, error) { k, err := s.CRCFault(ctx, 1); return k, err }, faults.Kind("")},
+		{"another app's media", func() (any, error) { return s.MediaFault(ctx, 1) }, false},
+		{"the app's media", func() (any, error) { return s.MediaFault(ctx, 2) }, true},
+		{"the media fault is used up", func() (any, error) { return s.MediaFault(ctx, 2) }, false},
+	}
+	for _, st := range steps {
+		got, err := st.run()
+		if err != nil || got != st.want {
+			t.Errorf("%s: %v, %v; want %v", st.name, got, err, st.want)
+		}
+	}
+	mustCreate(t, s, faults.Fault{AppID: 3, Effect: faults.Effect{Kind: faults.Status, Status: 503}})
+	if n, err := s.Clear(ctx, 3); err != nil || n != 1 {
+		t.Errorf("Clear(3) = %d, %v", n, err)
+	}
+	if n, err := s.Clear(ctx, 0); err != nil || n != 2 {
+		t.Errorf("Clear(0) = %d, %v", n, err)
+	}
+	if all, err := s.List(ctx); err != nil || len(all) != 0 {
+		t.Errorf("after Clear: %v, %v", all, err)
+	}
+}
