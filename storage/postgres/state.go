@@ -3,11 +3,14 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"time"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/aviary-dev/aviary/storage"
 )
 
 // Surfaces a state reset can be limited to (docs/state.md).
@@ -350,6 +353,21 @@ func afterStateChange(ctx context.Context, tx pgx.Tx) error {
 	}
 	if _, err := tx.Exec(ctx, `UPDATE stream_rules_version SET version = version + 1`); err != nil {
 		return fmt.Errorf("bump stream rules version: %w", err)
+	}
+	return nil
+}
+
+// BackdatePost moves a post's creation time (and its conversation's, for
+// the post that starts it): the seed fixture spreads its posts over the
+// past week. The insight triggers follow the change.
+func (db *DB) BackdatePost(ctx context.Context, id int64, at time.Time) error {
+	tag, err := db.pool.Exec(ctx, `UPDATE posts SET created_at = $2,
+		chain_created_at = CASE WHEN edit_root_id = id THEN $2 ELSE chain_created_at END WHERE id = $1`, id, at)
+	if err != nil {
+		return wrap(fmt.Sprintf("backdate post %d", id), err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("backdate post %d: %w", id, storage.ErrNotFound)
 	}
 	return nil
 }
