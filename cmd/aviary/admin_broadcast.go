@@ -44,7 +44,7 @@ func (o *liveFlags) bind(fs *flag.FlagSet) {
 	fs.StringVar(&o.Title, "title", "", "space/broadcast start: the title")
 	fs.StringVar(&o.Space, "space", "", "space end: the Space id")
 	fs.StringVar(&o.Broadcast, "broadcast", "", "broadcast end/chat/chat-remove: the broadcast id")
-	fs.StringVar(&o.Text, "text", "", "broadcast chat: the message")
+	fs.StringVar(&o.Text, "text", "", "broadcast chat, chat send: the message")
 	fs.StringVar(&o.Message, "message", "", "broadcast chat-remove: the message id")
 	fs.StringVar(&o.By, "by", "", "broadcast chat-remove: the remover's username (owner or moderator)")
 	fs.StringVar(&o.Language, "language", "en", "broadcast start: the language")

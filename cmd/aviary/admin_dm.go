@@ -26,8 +26,8 @@ const dmUsage = `  dm read --user NAME --conversation ID [--event ID]
 
 // dmFlags are the flags of the dm and chat commands.
 type dmFlags struct {
-	Conversation, From, To, Text, With string
-	Event                              int64
+	Conversation, From, To, With string
+	Event                        int64
 }
 
 func (d *dmFlags) bind(fs *flag.FlagSet) {
@@ -35,7 +35,6 @@ func (d *dmFlags) bind(fs *flag.FlagSet) {
 	fs.Int64Var(&d.Event, "event", 0, "dm read: the last message read (default the newest)")
 	fs.StringVar(&d.From, "from", "", "chat send: the sender (username or id)")
 	fs.StringVar(&d.To, "to", "", "chat send: the recipient (username or id)")
-	fs.StringVar(&d.Text, "text", "", "chat send: the message")
 	fs.StringVar(&d.With, "with", "", "chat join: the other member (username or id)")
 }
 
@@ -77,7 +76,7 @@ func dmMark(ctx context.Context, db *postgres.DB, verb string, o adminFlags) (an
 }
 
 func chatSend(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
-	if o.DM.From == "" || o.DM.To == "" || o.DM.Text == "" {
+	if o.DM.From == "" || o.DM.To == "" || o.Live.Text == "" {
 		return nil, fmt.Errorf("--from, --to and --text are required")
 	}
 	from, err := findUser(ctx, db, o.DM.From)
@@ -88,7 +87,7 @@ func chatSend(ctx context.Context, db *postgres.DB, o adminFlags) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := db.SendChat(ctx, from.ID, to.ID, o.DM.Text)
+	m, err := db.SendChat(ctx, from.ID, to.ID, o.Live.Text)
 	if err != nil {
 		return nil, fmt.Errorf("chat from %s to %s: %w", from.Username, to.Username, err)
 	}

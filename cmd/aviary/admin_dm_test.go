@@ -36,7 +36,7 @@ func TestAdminDM(t *testing.T) {
 		{verb: "dm typing", opts: adminFlags{User: carol.Username, DM: dmFlags{Conversation: conv}}, wantErr: "not found"},
 		{verb: "dm read", opts: adminFlags{User: bob.Username}, wantErr: "--conversation"},
 		{verb: "dm read", opts: adminFlags{User: bob.Username, DM: dmFlags{Conversation: conv, Event: 42}}, wantErr: "not found"},
-		{verb: "chat send", opts: adminFlags{DM: dmFlags{From: alice.Username, To: bob.Username, Text: "s"}},
+		{verb: "chat send", opts: adminFlags{DM: dmFlags{From: alice.Username, To: bob.Username}, Live: liveFlags{Text: "s"}},
 			want: map[string]any{"conversation_id": storage.ChatConversationID(alice.ID, bob.ID)}},
 		{verb: "chat send", opts: adminFlags{DM: dmFlags{From: alice.Username, To: bob.Username}}, wantErr: "--text"},
 		{verb: "chat join", opts: adminFlags{User: bob.Username, DM: dmFlags{With: alice.Username}}, want: map[string]any{"joined": true}},
