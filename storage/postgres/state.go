@@ -3,10 +3,10 @@ package postgres
 import (
 	"context"
 	"fmt"
-	"time"
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
