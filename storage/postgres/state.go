@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sort"
@@ -145,6 +146,7 @@ var stateTables = map[string]tableRule{
 	"advertiser_business_categories": {SurfaceAds, classInternal, ""},
 	"curated_categories":             {SurfaceAds, classInternal, ""},
 	"stream_rules_version":           {SurfaceEvents, classInternal, ""},
+	"seed_files":                     {SurfaceCore, classInternal, ""},
 }
 
 // Bootstrap names the identity a reset keeps: the app by name, the user by
@@ -370,4 +372,42 @@ func (db *DB) BackdatePost(ctx context.Context, id int64, at time.Time) error {
 		return fmt.Errorf("backdate post %d: %w", id, storage.ErrNotFound)
 	}
 	return nil
+}
+
+// seedLockID is the advisory lock key that serializes the start-up seed
+// directory between processes.
+const seedLockID = 7301190045
+
+// WithSeedLock runs f holding the seed directory's lock (a session lock on
+// a connection of its own), so that of several processes starting at once
+// one applies the files and the others then find them applied.
+func (db *DB) WithSeedLock(ctx context.Context, f func() error) error {
+	conn, err := db.pool.Acquire(ctx)
+	if err != nil {
+		return wrap("acquire connection for the seed lock", err)
+	}
+	defer conn.Release()
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, seedLockID); err != nil {
+		return wrap("take the seed lock", err)
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, seedLockID) //nolint:errcheck
+	return f()
+}
+
+// SeedFileApplied returns the digest recorded for a seed file ("" when it
+// was never applied).
+func (db *DB) SeedFileApplied(ctx context.Context, name string) (string, error) {
+	var sum string
+	err := db.pool.QueryRow(ctx, `SELECT sha256 FROM seed_files WHERE name = $1`, name).Scan(&sum)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", nil
+	}
+	return sum, wrap("read seed file "+name, err)
+}
+
+// RecordSeedFile records that a seed file was applied.
+func (db *DB) RecordSeedFile(ctx context.Context, name, sha256 string) error {
+	_, err := db.pool.Exec(ctx, `INSERT INTO seed_files (name, sha256) VALUES ($1, $2)
+		ON CONFLICT (name) DO UPDATE SET sha256 = EXCLUDED.sha256, applied_at = now()`, name, sha256)
+	return wrap("record seed file "+name, err)
 }
