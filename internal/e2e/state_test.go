@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -168,5 +169,28 @@ func stateAds(t *testing.T, s *stack, userID int64) {
 			EntityStatus: "PAUSED", CreativeSource: "MANUAL"}, nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestStateSeedDir: an API process started with AVIARY_SEED_DIR applies
+// its seed spec once; the seeded posts answer recent search.
+func TestStateSeedDir(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "01-fixture.json"), []byte(`{"format":"aviary-seed","seed":21}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s := newStack(t, stackOptions{driver: "local", env: []string{"AVIARY_SEED_DIR=" + dir}})
+	if _, err := s.db.AppByName(t.Context(), "aviary-seed-21"); err != nil {
+		t.Fatalf("the seed spec was not applied: %v", err)
+	}
+	if sum, err := s.db.SeedFileApplied(t.Context(), "01-fixture.json"); err != nil || sum == "" {
+		t.Fatalf("the seed file is not recorded: %q, %v", sum, err)
+	}
+	r := s.do(http.MethodGet, "/2/tweets/search/recent?max_results=100&query="+url.QueryEscape("#golang OR #aviary OR #coffee OR #testing OR #api"), s.bearer(), nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("search: %d %s", r.Status, r.Raw)
+	}
+	if data, _ := r.Body["data"].([]any); len(data) == 0 {
+		t.Errorf("search found none of the seeded posts: %s", r.Raw)
 	}
 }

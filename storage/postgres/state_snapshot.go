@@ -189,7 +189,8 @@ func ReadSnapshot(r io.Reader) (Snapshot, error) {
 // ImportState replaces the deployment's state by the snapshot's in one
 // transaction: the exported tables are emptied (the bootstrap identity
 // included: the snapshot's own takes its place), the snapshot's rows
-// inserted as they were and the sequences set where they stood. The
+// inserted as they were and the sequences set where they stood (or left
+// where they are, when that is further: a sequence never goes back). The
 // database's schema must be at least the snapshot's (ReadSnapshot checks).
 func (db *DB) ImportState(ctx context.Context, s Snapshot) error {
 	return db.inTx(ctx, "import state", func(tx pgx.Tx) error {
@@ -284,13 +285,13 @@ func importSequences(ctx context.Context, tx pgx.Tx, seqs []SnapshotSeq) error {
 		if !exists {
 			return fmt.Errorf("the snapshot has sequence %s, which this Aviary does not know", s.Name)
 		}
-		var err error
-		if s.LastValue != nil {
-			_, err = tx.Exec(ctx, `SELECT setval($1::regclass, $2, true)`, pgx.Identifier{s.Name}.Sanitize(), *s.LastValue)
-		} else {
-			_, err = tx.Exec(ctx, `SELECT setval(s.seqrelid::regclass, s.seqstart, false) FROM pg_sequence s WHERE s.seqrelid = $1::regclass`,
-				pgx.Identifier{s.Name}.Sanitize())
+		if s.LastValue == nil {
+			continue // never used there: whatever it is here, it is not behind
 		}
+		// Never backwards: a running consumer of the event log remembers
+		// the last seq it read, and ids handed out before stay unique.
+		_, err := tx.Exec(ctx, `SELECT setval($1::regclass, GREATEST($2::bigint, COALESCE((SELECT last_value FROM pg_sequences
+			WHERE schemaname = current_schema() AND sequencename = $3), $2::bigint)), true)`, pgx.Identifier{s.Name}.Sanitize(), *s.LastValue, s.Name)
 		if err != nil {
 			return fmt.Errorf("set sequence %s: %w", s.Name, err)
 		}

@@ -183,8 +183,22 @@ func TestStateSnapshotRoundTrip(t *testing.T) {
 			t.Errorf("table %s differs after the round trip:\n%.2000s\n%.2000s", tab.Name, a, b)
 		}
 	}
-	if a, b := mustJSON(t, snap.Sequences), mustJSON(t, again.Sequences); a != b {
-		t.Errorf("sequences differ after the round trip:\n%s\n%s", a, b)
+	// Sequences come back where they stood, or stay further when the reset
+	// drew from them (its triggers' insight changes): never backwards.
+	if len(snap.Sequences) != len(again.Sequences) {
+		t.Fatalf("sequences %v, then %v", snap.Sequences, again.Sequences)
+	}
+	for i, seq := range snap.Sequences {
+		got := again.Sequences[i]
+		switch {
+		case seq.LastValue == nil:
+		case got.LastValue == nil || *got.LastValue < *seq.LastValue:
+			t.Errorf("sequence %s went back from %d to %v", seq.Name, *seq.LastValue, got.LastValue)
+		case seq.Name == "aviary_id_seq" || seq.Name == "events_seq":
+			if *got.LastValue != *seq.LastValue {
+				t.Errorf("sequence %s: %d after the round trip, want %d", seq.Name, *got.LastValue, *seq.LastValue)
+			}
+		}
 	}
 	got, err := db.PostByID(ctx, f.post.ID)
 	if err != nil || got.Text != f.post.Text || !got.CreatedAt.Equal(f.post.CreatedAt) || got.Metrics.Likes != 2 {
