@@ -68,7 +68,7 @@ commands:
                                                    issue a new client secret (public: none); prints it once
 ` + broadcastUsage + `  insights queries [--since DURATION] [--limit N]  the keyword insights queries of the last DURATION (24h),
                                                    newest first, at most N (100): one JSON object a line
-` + dmUsage + `Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
+` + dmUsage + stateUsage + `Every command prints one JSON object (insights queries: one per line). Revocations and state changes are
 announced on Redis pub/sub so every API replica drops its cached copy at once
 (if Redis is unreachable a warning is printed: the copies expire within
 AVIARY_AUTH_CACHE_TTL, 2s by default).
@@ -89,7 +89,7 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	verb := args[0]
 	rest := args[1:]
-	if verb != "bootstrap" {
+	if verb != "bootstrap" && !isStateVerb(verb) {
 		if len(rest) == 0 {
 			fmt.Fprint(stderr, adminUsage)
 			return fmt.Errorf("admin %s: missing subcommand", verb)
@@ -123,9 +123,17 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer ann.close()
-	out, err := adminCommand(ctx, db, ann, verb, opts)
+	var out any
+	if isStateVerb(verb) {
+		out, err = runStateCommand(ctx, cfg, db, verb, opts, stdout, stderr)
+	} else {
+		out, err = adminCommand(ctx, db, ann, verb, opts)
+	}
 	if err != nil {
 		return fmt.Errorf("admin %s: %w", verb, err)
+	}
+	if out == nil {
+		return nil // export to stdout: the snapshot was the output
 	}
 	enc := json.NewEncoder(stdout)
 	if lines, ok := out.(jsonLines); ok {
@@ -168,6 +176,8 @@ type adminFlags struct {
 	Live liveFlags
 	// Usage are app usage's and app credits' flags (admin_usage.go).
 	Usage usageFlags
+	// St are the state commands' flags (admin_state.go).
+	St stateFlags
 }
 
 // optString is a string flag that knows whether it was given, so that an
@@ -244,6 +254,7 @@ func (o *adminFlags) bind(fs *flag.FlagSet) {
 	o.DM.bind(fs)
 	o.Live.bind(fs)
 	o.Usage.bind(fs)
+	o.St.bind(fs)
 }
 
 func adminCommand(ctx context.Context, db *postgres.DB, ann *announcer, verb string, o adminFlags) (any, error) {

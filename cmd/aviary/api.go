@@ -33,6 +33,7 @@ import (
 	"github.com/aviary-dev/aviary/api/selfdoc"
 	"github.com/aviary-dev/aviary/api/social"
 	"github.com/aviary-dev/aviary/api/spaces"
+	"github.com/aviary-dev/aviary/api/state"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
@@ -302,6 +303,9 @@ func newMounts(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) (
 		}
 		mon := asynqmon.New(asynqmon.Options{RootPath: "/admin/queues", RedisConnOpt: b.asynqRC, ReadOnly: false})
 		m["/admin/queues/"] = guard.Wrap(mon)
+		// The sandbox reset (docs/state.md), behind the same guard.
+		reset := &stateService{db: b.db, rdb: b.redis, clearers: stateClearers(b.redis)}
+		m["POST /_aviary/state/reset"] = guard.Wrap(state.Handler(reset, errs, log))
 		b.closers = append(b.closers, func() { mon.Close() })
 	}
 	return m, nil

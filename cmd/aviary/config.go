@@ -19,27 +19,29 @@ import (
 // AVIARY_* environment variable (default below) and can be overridden by the
 // flag of the same name.
 type config struct {
-	DatabaseURL       string
-	RedisURL          string
-	HTTPAddr          string
-	HTTPReadTimeout   time.Duration
-	SandboxAddr       string
-	SandboxPublicURL  string
-	PublicURL         string
-	ProblemsBase      string
-	BlobDriver        string
-	BlobDir           string
-	S3Endpoint        string
-	S3PublicEndpoint  string
-	S3Bucket          string
-	S3AccessKey       string
-	S3SecretKey       string
-	S3Region          string
-	S3Watch           bool
-	TLSCert           string
-	TLSKey            string
-	AdminUser         string
-	AdminPassword     string
+	DatabaseURL      string
+	RedisURL         string
+	HTTPAddr         string
+	HTTPReadTimeout  time.Duration
+	SandboxAddr      string
+	SandboxPublicURL string
+	PublicURL        string
+	ProblemsBase     string
+	BlobDriver       string
+	BlobDir          string
+	S3Endpoint       string
+	S3PublicEndpoint string
+	S3Bucket         string
+	S3AccessKey      string
+	S3SecretKey      string
+	S3Region         string
+	S3Watch          bool
+	TLSCert          string
+	TLSKey           string
+	AdminUser        string
+	AdminPassword    string
+	// SeedDir holds the state files applied once at start-up (docs/state.md).
+	SeedDir           string
 	WorkerQueues      string
 	WorkerConcurrency int
 	WorkerMetricsAddr string
@@ -188,6 +190,7 @@ func (c *config) settings() []setting {
 		{"AVIARY_TLS_KEY", "tls-key", "", "TLS private key file", str(&c.TLSKey)},
 		{"AVIARY_ADMIN_USER", "admin-user", "admin", "user name for /admin/queues", str(&c.AdminUser)},
 		{"AVIARY_ADMIN_PASSWORD", "admin-password", "", "password for /admin/queues (dashboard disabled when empty)", str(&c.AdminPassword)},
+		{"AVIARY_SEED_DIR", "seed-dir", "", "directory of state snapshots and seed specs applied once, in name order, at start-up", str(&c.SeedDir)},
 		{"AVIARY_WORKER_QUEUES", "queues", defaultQueues(), "queues a worker serves with their priority weights", str(&c.WorkerQueues)},
 		{"AVIARY_WORKER_CONCURRENCY", "concurrency", "8", "tasks a worker process runs at once", integer(&c.WorkerConcurrency)},
 		{"AVIARY_WORKER_METRICS_ADDR", "metrics-addr", "", "aviary worker: serve /metrics (task runs, Go runtime) on this address; empty: off", str(&c.WorkerMetricsAddr)},

@@ -102,6 +102,9 @@ func serve(ctx context.Context, name string, args []string, stderr io.Writer, wi
 	}
 	defer b.Close()
 	cfg.dev = name == "dev"
+	if err := applySeedDir(ctx, b.db, cfg.SeedDir, log); err != nil {
+		return err
+	}
 	reg := prometheus.NewRegistry()
 	listeners, err := newAPIListeners(cfg, b, log, reg)
 	if err != nil {
