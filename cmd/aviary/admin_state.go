@@ -14,13 +14,14 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/state"
+	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
 // stateUsage documents the sandbox state commands (docs/state.md).
 const stateUsage = `  reset [--surface core|ads|events|all]            remove every record of the surfaces (repeatable; all by default)
                                                    but the bootstrap app, user, ad account and their credentials;
-                                                   clears rate-limit counters too
+                                                   clears rate-limit and usage counters and faults too
   export --out FILE                                write a versioned JSON snapshot of every record (- : stdout)
   import --in FILE                                 replace every record by a snapshot's (- : stdin); refuses a
                                                    snapshot of a newer Aviary
@@ -82,6 +83,12 @@ func stateClearers(rdb redis.UniversalClient) []state.Clearer {
 	}
 	return []state.Clearer{{Name: "rate-limits", Clear: func(ctx context.Context) error {
 		return deleteKeys(ctx, rdb, "aviary:rl:*", "aviary:sandbox:rl:*")
+	}}, {Name: "usage-counters", Surfaces: []string{"core"}, Clear: func(ctx context.Context) error {
+		// The live counters; app_usage_daily goes with the core surface.
+		return deleteKeys(ctx, rdb, "aviary:usage:*")
+	}}, {Name: "faults", Clear: func(ctx context.Context) error {
+		_, err := faultsredis.New(rdb, faultsPrefix).Clear(ctx, 0)
+		return err
 	}}}
 }
 

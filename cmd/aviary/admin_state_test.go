@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/aviary-dev/aviary/api/state"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
@@ -93,10 +95,11 @@ func TestAdminStateResetExportImport(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := storagetest.NewDB(t)
-	rdb, prefix := storagetest.RedisPrefix(t)
-	if prefix == "" {
-		t.Fatal("no redis prefix")
-	}
+	// A Redis database of its own: the reset removes the deployment's
+	// keys ("aviary:rl:*", …) by pattern.
+	addr, n := storagetest.RedisDB(t)
+	rdb := redis.NewClient(&redis.Options{Addr: addr, DB: n})
+	t.Cleanup(func() { rdb.Close() })
 	boot, err := bootstrap(ctx, db)
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +119,7 @@ func TestAdminStateResetExportImport(t *testing.T) {
 		t.Fatalf("snapshot starts %.200s", before)
 	}
 
-	key := "aviary:rl:test-" + prefix
+	key := "aviary:rl:test"
 	if err := rdb.Set(ctx, key, 1, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -126,8 +129,8 @@ func TestAdminStateResetExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reset: %v", err)
 	}
-	if res.Removed["posts"] != seedPosts || !slices.Equal(res.Cleared, []string{"rate-limits"}) {
-		t.Errorf("reset = %+v, want the seeded posts removed and rate limits cleared", res)
+	if res.Removed["posts"] != seedPosts || !slices.Equal(res.Cleared, []string{"rate-limits", "usage-counters", "faults"}) {
+		t.Errorf("reset = %+v, want the seeded posts removed and rate limits, usage counters and faults cleared", res)
 	}
 	if n, _ := rdb.Exists(ctx, key).Result(); n != 0 {
 		t.Errorf("rate-limit key %s survived the reset", key)

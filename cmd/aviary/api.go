@@ -181,7 +181,7 @@ func newAPIListeners(cfg *config, b *backends, log *slog.Logger, reg *prometheus
 		Version:        main.Version,
 		Queues:         main.Queues,
 		Platform:       platform, PublicURL: cfg.SandboxPublicURL,
-		Faults:         main.Faults,
+		Faults: main.Faults,
 	})
 	return append(out, listener{name: "ads sandbox", addr: cfg.SandboxAddr, handler: sandbox}), nil
 }

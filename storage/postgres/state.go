@@ -73,6 +73,8 @@ var stateTables = map[string]tableRule{
 	"ad_account_features": {SurfaceAds, classIdentity, keepAcct},
 	"ad_account_users":    {SurfaceAds, classIdentity, keepAcct + ` AND ` + keepUser},
 	"funding_instruments": {SurfaceAds, classIdentity, keepAcct},
+	// The bootstrap app's usage caps and credits are its settings: kept.
+	"app_usage_settings": {SurfaceCore, classIdentity, keepApp},
 
 	// Core records.
 	"oauth1_request_tokens":   {SurfaceCore, classData, ""},
@@ -100,6 +102,7 @@ var stateTables = map[string]tableRule{
 	"insight_term_days":       {SurfaceCore, classData, ""},
 	"insight_term_hours":      {SurfaceCore, classData, ""},
 	"insight_term_pairs":      {SurfaceCore, classData, ""},
+	"app_usage_daily":         {SurfaceCore, classData, ""},
 
 	// Ads records.
 	"account_apps":                 {SurfaceAds, classData, ""},
