@@ -32,7 +32,7 @@ func (m *Subscriptions) list(w http.ResponseWriter, r *http.Request) error {
 	q := httpx.ReadQuery(r)
 	page := storage.ActivitySubscriptionPage{AppID: app.ID, Limit: q.Int("max_results", 1, maxPage, defaultPage)}
 	if tok, ok := q.String("pagination_token"); ok {
-		id, valid := parsePageToken(tok)
+		id, valid := httpx.ParsePageToken(tok)
 		if !valid {
 			q.Fail("pagination_token", "The `pagination_token` query parameter value ["+tok+"] is not a token this endpoint gave out", tok)
 		}
@@ -54,7 +54,7 @@ func (m *Subscriptions) list(w http.ResponseWriter, r *http.Request) error {
 	meta := listMeta{TotalSubscriptions: total}
 	if len(subs) > want {
 		subs = subs[:want]
-		meta.NextToken = pageToken(subs[want-1].ID)
+		meta.NextToken = httpx.PageToken(subs[want-1].ID)
 	}
 	data := make([]subscription, 0, len(subs))
 	for _, s := range subs {

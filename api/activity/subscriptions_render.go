@@ -1,8 +1,6 @@
 package activity
 
 import (
-	"encoding/base32"
-	"encoding/binary"
 	"errors"
 	"strconv"
 
@@ -77,23 +75,4 @@ func (m *Subscriptions) refusal(err error, webhookID *string) error {
 		return failure(ReasonWebhook, "webhook_id", "The webhook_id was not found or is not associated with your app.", raw...)
 	}
 	return err
-}
-
-// pageTokens encodes a page's last id as the OpenAPI's base32hex token
-// (16 characters with its padding).
-var pageTokens = base32.HexEncoding
-
-func pageToken(lastID int64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(lastID))
-	return pageTokens.EncodeToString(b[:])
-}
-
-func parsePageToken(tok string) (int64, bool) {
-	b, err := pageTokens.DecodeString(tok)
-	if err != nil || len(b) != 8 {
-		return 0, false
-	}
-	id := int64(binary.BigEndian.Uint64(b))
-	return id, id > 0
 }

@@ -2,8 +2,6 @@ package dms
 
 import (
 	"context"
-	"encoding/base32"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"net/http"
@@ -209,24 +207,6 @@ func (m *Module) media(ctx context.Context, list []int64, o options) ([]render.M
 	return out, nil
 }
 
-// pageTokens encode a page's last id as the OpenAPI's base32hex token.
-var pageTokens = base32.HexEncoding
-
-func pageToken(lastID int64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(lastID))
-	return pageTokens.EncodeToString(b[:])
-}
-
-func parsePageToken(tok string) (int64, bool) {
-	b, err := pageTokens.DecodeString(tok)
-	if err != nil || len(b) != 8 {
-		return 0, false
-	}
-	id := int64(binary.BigEndian.Uint64(b))
-	return id, id > 0
-}
-
 // list answers a page of the caller's events of conversation conv ("":
 // all their conversations); a conversation the caller is not in is
 // answered by notIn.
@@ -235,7 +215,7 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request, conv string, notIn
 	l := storage.DMListing{ConversationID: conv, Limit: q.Int("max_results", 1, 100, 100)}
 	l.Types = q.List("event_types", dmEventTypes)
 	if tok, ok := q.String("pagination_token"); ok {
-		id, valid := parsePageToken(tok)
+		id, valid := httpx.ParsePageToken(tok)
 		if !valid {
 			q.Fail("pagination_token", fmt.Sprintf("The `pagination_token` query parameter value [%s] is not a valid token.", tok), tok)
 		}
@@ -257,7 +237,7 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request, conv string, notIn
 	var meta listMeta
 	if len(evs) > page {
 		evs = evs[:page]
-		meta.NextToken = pageToken(evs[page-1].ID)
+		meta.NextToken = httpx.PageToken(evs[page-1].ID)
 	}
 	data, inc, err := m.render(r.Context(), r, evs, o)
 	if err != nil {

@@ -1,8 +1,6 @@
 package social
 
 import (
-	"encoding/base32"
-	"encoding/binary"
 	"fmt"
 	"net/http"
 
@@ -30,25 +28,6 @@ type listAnswer struct {
 type listMeta struct {
 	ResultCount int    `json:"result_count"`
 	NextToken   string `json:"next_token,omitempty"`
-}
-
-// pageTokens encode a page's last seq as a base32hex token, 16 characters
-// with its padding (the OpenAPI's minimum length).
-var pageTokens = base32.HexEncoding
-
-func pageToken(seq int64) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(seq))
-	return pageTokens.EncodeToString(b[:])
-}
-
-func parsePageToken(tok string) (int64, bool) {
-	b, err := pageTokens.DecodeString(tok)
-	if err != nil || len(b) != 8 {
-		return 0, false
-	}
-	seq := int64(binary.BigEndian.Uint64(b))
-	return seq, seq > 0
 }
 
 func (m *Module) following(w http.ResponseWriter, r *http.Request) error {
@@ -135,7 +114,7 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request, page storage.Socia
 	q := httpx.ReadQuery(r)
 	page.Limit = q.Int("max_results", 1, maxPage, defaultPage)
 	if tok, ok := q.String("pagination_token"); ok {
-		seq, valid := parsePageToken(tok)
+		seq, valid := httpx.ParsePageToken(tok)
 		if !valid {
 			q.Fail("pagination_token", "The `pagination_token` query parameter value ["+tok+"] is not a token this endpoint gave out", tok)
 		}
@@ -157,7 +136,7 @@ func (m *Module) list(w http.ResponseWriter, r *http.Request, page storage.Socia
 	var meta listMeta
 	if len(entries) > want {
 		entries = entries[:want]
-		meta.NextToken = pageToken(entries[want-1].Seq)
+		meta.NextToken = httpx.PageToken(entries[want-1].Seq)
 	}
 	users := make([]storage.User, len(entries))
 	for i, e := range entries {

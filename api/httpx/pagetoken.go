@@ -1,0 +1,27 @@
+package httpx
+
+import (
+	"encoding/base32"
+	"encoding/binary"
+)
+
+// PageToken is the pagination token of a page whose last row has key
+// last (an id or a sequence number, above 0): the key's eight bytes in
+// base32hex, 16 characters with their padding (the OpenAPI's minimum
+// length for next_token). ParsePageToken reads it back.
+func PageToken(last int64) string {
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], uint64(last))
+	return base32.HexEncoding.EncodeToString(b[:])
+}
+
+// ParsePageToken is the key a PageToken holds; false for anything that
+// is not such a token.
+func ParsePageToken(tok string) (int64, bool) {
+	b, err := base32.HexEncoding.DecodeString(tok)
+	if err != nil || len(b) != 8 {
+		return 0, false
+	}
+	key := int64(binary.BigEndian.Uint64(b))
+	return key, key > 0
+}
