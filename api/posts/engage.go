@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/validation"
@@ -14,22 +13,6 @@ import (
 // engageRequest is the body of POST /2/users/{id}/likes and /retweets.
 type engageRequest struct {
 	TweetID string `json:"tweet_id" validate:"required,coreid"`
-}
-
-// actingUser checks that the path's user id is the caller: a user likes
-// and reposts only as themself (another id is 403
-// not-authorized-for-resource naming that user).
-func actingUser(r *http.Request) (int64, error) {
-	id, err := httpx.PathID(r, "id")
-	if err != nil {
-		return 0, err
-	}
-	user := httpx.Principal(r).User
-	if id != user.ID {
-		return 0, apierr.NotAuthorizedForResource("user", httpx.FormatID(id),
-			fmt.Sprintf("You are not authorized to act for the user [%s]; you can act only as the authenticated user [%s].", httpx.FormatID(id), httpx.FormatID(user.ID)))
-	}
-	return id, nil
 }
 
 // target reads the body's tweet_id: a post the caller can see, not a repost.
@@ -44,7 +27,7 @@ func (m *Module) target(r *http.Request, user int64) (storage.Post, error) {
 // engage runs act for the acting user on the body's post and answers
 // with what act returns.
 func (m *Module) engage(w http.ResponseWriter, r *http.Request, what string, act func(user int64, post storage.Post) (any, error)) error {
-	user, err := actingUser(r)
+	user, err := httpx.ActingUser(r, "id")
 	if err != nil {
 		return err
 	}
@@ -62,7 +45,7 @@ func (m *Module) engage(w http.ResponseWriter, r *http.Request, what string, act
 // disengage runs undo for the acting user on the post named by the path
 // value param and answers with body.
 func (m *Module) disengage(w http.ResponseWriter, r *http.Request, what, param string, undo func(user, post int64) (bool, error), body any) error {
-	user, err := actingUser(r)
+	user, err := httpx.ActingUser(r, "id")
 	if err != nil {
 		return err
 	}

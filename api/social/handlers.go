@@ -37,26 +37,10 @@ type answer[T any] struct {
 	Data T `json:"data"`
 }
 
-// actingUser checks that the path value param is the caller: a user
-// follows, mutes and blocks only as themself (another id is 403
-// not-authorized-for-resource naming that user, as likes answer).
-func actingUser(r *http.Request, param string) (int64, error) {
-	id, err := httpx.PathID(r, param)
-	if err != nil {
-		return 0, err
-	}
-	user := httpx.Principal(r).User
-	if id != user.ID {
-		return 0, apierr.NotAuthorizedForResource("user", httpx.FormatID(id),
-			fmt.Sprintf("You are not authorized to act for the user [%s]; you can act only as the authenticated user [%s].", httpx.FormatID(id), httpx.FormatID(user.ID)))
-	}
-	return id, nil
-}
-
 // change reads the acting user and the body's target, refuses oneself as
 // the target (verb names the action), and runs act.
 func (m *Module) change(w http.ResponseWriter, r *http.Request, verb string, act func(source, target int64) (any, error)) error {
-	source, err := actingUser(r, "id")
+	source, err := httpx.ActingUser(r, "id")
 	if err != nil {
 		return err
 	}
@@ -83,7 +67,7 @@ func (m *Module) change(w http.ResponseWriter, r *http.Request, verb string, act
 // undo reads source_user_id (the caller) and target_user_id from the path
 // and runs act; undoing what was not done answers the same.
 func (m *Module) undo(w http.ResponseWriter, r *http.Request, verb string, act func(source, target int64) error, body any) error {
-	source, err := actingUser(r, "source_user_id")
+	source, err := httpx.ActingUser(r, "source_user_id")
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func (m *Module) followers(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (m *Module) muting(w http.ResponseWriter, r *http.Request) error {
-	user, err := actingUser(r, "id")
+	user, err := httpx.ActingUser(r, "id")
 	if err != nil {
 		return err
 	}
@@ -47,7 +47,7 @@ func (m *Module) muting(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (m *Module) blocking(w http.ResponseWriter, r *http.Request) error {
-	user, err := actingUser(r, "id")
+	user, err := httpx.ActingUser(r, "id")
 	if err != nil {
 		return err
 	}
