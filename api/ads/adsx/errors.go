@@ -2,8 +2,10 @@ package adsx
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/httpx"
@@ -92,4 +94,21 @@ func RepeatedKeys(body []byte, root string) error {
 		name = root + "." + path
 	}
 	return Invalid(name, fmt.Sprintf("%s is given more than once (field names are matched without regard to case)", name))
+}
+
+// ReadJSONBody reads a JSON request body for its decoder: valid UTF-8 and
+// no repeated field name (RepeatedKeys), else 400 INVALID_PARAMETER on
+// "body" (or the repeated name).
+func ReadJSONBody(r *http.Request) ([]byte, error) {
+	raw, err := io.ReadAll(r.Body)
+	if err != nil {
+		return nil, httpx.BodyReadError(r.Context(), err)
+	}
+	if !utf8.Valid(raw) {
+		return nil, Invalid("body", "The request body must be valid UTF-8")
+	}
+	if err := RepeatedKeys(raw, ""); err != nil {
+		return nil, err
+	}
+	return raw, nil
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -24,14 +23,8 @@ func readJSONObject(r *http.Request) (map[string]json.RawMessage, error) {
 	if r.Header.Get("Content-Type") == "" {
 		return nil, apierr.UnsupportedMediaType(httpx.ContentJSON)
 	}
-	raw, err := io.ReadAll(r.Body)
+	raw, err := adsx.ReadJSONBody(r)
 	if err != nil {
-		return nil, httpx.BodyReadError(r.Context(), err)
-	}
-	if !utf8.Valid(raw) {
-		return nil, adsx.Invalid("body", "The request body must be valid UTF-8")
-	}
-	if err := adsx.RepeatedKeys(raw, ""); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))

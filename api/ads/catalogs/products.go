@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
-	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/domain/products"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/tasks"
@@ -58,14 +55,8 @@ type batchBody struct {
 // readBatch reads the JSON body: {"products": [1 to 25 objects]}; the
 // items themselves are checked one by one by the validator.
 func readBatch(r *http.Request) ([]json.RawMessage, error) {
-	raw, err := io.ReadAll(r.Body)
+	raw, err := adsx.ReadJSONBody(r)
 	if err != nil {
-		return nil, httpx.BodyReadError(r.Context(), err)
-	}
-	if !utf8.Valid(raw) {
-		return nil, adsx.Invalid("body", "The request body must be valid UTF-8")
-	}
-	if err := adsx.RepeatedKeys(raw, ""); err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
