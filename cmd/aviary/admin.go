@@ -593,6 +593,14 @@ func setAppTier(ctx context.Context, db *postgres.DB, ann *announcer, o adminFla
 
 // findApp loads an app by id or, failing that, by name (a name may be all
 // digits).
+// requiredApp is the app --app names; it is required.
+func requiredApp(ctx context.Context, db *postgres.DB, o adminFlags) (storage.App, error) {
+	if o.App == "" {
+		return storage.App{}, errors.New("--app is required")
+	}
+	return findApp(ctx, db, o.App)
+}
+
 func findApp(ctx context.Context, db *postgres.DB, ref string) (storage.App, error) {
 	if id, err := strconv.ParseInt(ref, 10, 64); err == nil && id > 0 {
 		app, err := db.AppByID(ctx, id)

@@ -78,10 +78,7 @@ func oauthCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlag
 	if verb == "user password" {
 		return setPassword(ctx, db, o)
 	}
-	if o.App == "" {
-		return nil, errors.New("--app is required")
-	}
-	app, err := findApp(ctx, db, o.App)
+	app, err := requiredApp(ctx, db, o)
 	if err != nil {
 		return nil, err
 	}

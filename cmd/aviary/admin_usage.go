@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"time"
@@ -46,10 +45,7 @@ type usageReport struct {
 // usageCommand runs app usage (set the given caps, print) and app credits
 // (add the given credits, print).
 func usageCommand(ctx context.Context, db *postgres.DB, verb string, o adminFlags) (any, error) {
-	if o.App == "" {
-		return nil, errors.New("--app is required")
-	}
-	app, err := findApp(ctx, db, o.App)
+	app, err := requiredApp(ctx, db, o)
 	if err != nil {
 		return nil, err
 	}
