@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -158,11 +159,45 @@ func newHTTPServer(cfg *config, addr string, handler http.Handler, log *slog.Log
 	}
 }
 
+// connStates follows a server's connections, to tell a shutdown that
+// timed out on running requests from one held up by connections that
+// never sent one.
+type connStates struct {
+	mu     sync.Mutex
+	states map[net.Conn]http.ConnState
+}
+
+// track is the server's ConnState hook.
+func (c *connStates) track(conn net.Conn, state http.ConnState) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if state == http.StateClosed || state == http.StateHijacked {
+		delete(c.states, conn)
+		return
+	}
+	c.states[conn] = state
+}
+
+// active counts the connections with a request running.
+func (c *connStates) active() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, st := range c.states {
+		if st == http.StateActive {
+			n++
+		}
+	}
+	return n
+}
+
 // serveHTTP serves handler until ctx ends, then marks it draining (/readyz
 // answers 503) and drains in-flight requests.
 func serveHTTP(ctx context.Context, cfg *config, l listener, log *slog.Logger) error {
 	handler := l.handler
 	srv := newHTTPServer(cfg, l.addr, handler, log)
+	busy := &connStates{states: map[net.Conn]http.ConnState{}}
+	srv.ConnState = busy.track
 	errs := make(chan error, 1)
 	go func() {
 		log.Info(l.name+" listening", "addr", srv.Addr, "tls", cfg.TLSCert != "")
@@ -189,7 +224,14 @@ func serveHTTP(ctx context.Context, cfg *config, l listener, log *slog.Logger) e
 		l.beforeShutdown(sctx) // streams end with operational-disconnect
 	}
 	if err := srv.Shutdown(sctx); err != nil {
-		return fmt.Errorf("shutdown http: %w", err)
+		if n := busy.active(); n > 0 {
+			return fmt.Errorf("shutdown http: %d requests still running: %w", n, err)
+		}
+		// Only connections that never sent a request were left (Shutdown
+		// waits 5 s before it counts such a connection idle): nothing is
+		// lost by closing them.
+		log.Info("closing connections that sent no request", "listener", l.name)
+		_ = srv.Close()
 	}
 	if err := <-errs; err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err

@@ -52,7 +52,8 @@ func TestActivityPostAndProfileEventsEndToEnd(t *testing.T) {
 	}
 	s.waitConnections(s.baseURL, "active", 1, 10*time.Second)
 
-	post := s.mustPostAt(demoTok, s.baseURL, "a heron on the mudflat")
+	// bob may reply: the post mentions him (programmatic replies must be summoned).
+	post := s.mustPostAt(demoTok, s.baseURL, "a heron on the mudflat, @bob_posts")
 	gone := s.mustPostAt(demoTok, s.baseURL, "a post to delete")
 	bobID := strconv.FormatInt(bob.ID, 10)
 	actions := []struct {
