@@ -54,6 +54,7 @@ func TestActivityPostAndProfileEventsEndToEnd(t *testing.T) {
 
 	// bob may reply: the post mentions him (programmatic replies must be summoned).
 	post := s.mustPostAt(demoTok, s.baseURL, "a heron on the mudflat, @bob_posts")
+	s.run("admin", "app", "tier", "aviary-demo", "enterprise") // quotes need an enterprise app
 	gone := s.mustPostAt(demoTok, s.baseURL, "a post to delete")
 	bobID := strconv.FormatInt(bob.ID, 10)
 	actions := []struct {
