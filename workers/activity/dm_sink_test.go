@@ -9,12 +9,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
-	"github.com/aviary-dev/aviary/workers/activity"
 )
 
 // TestDMSink runs DM and chat log events through the stream sink: each
@@ -63,19 +61,11 @@ func TestDMSink(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pub := &publisher{}
-	sink := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
-	batch, err := db.EventsAfter(ctx, 0, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Handle(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	published := streamLog(ctx, t, db)
 
 	envelopeSchema := withoutPayload(t, schemas["ActivityStreamResponse"].Value)
 	var got []string
-	for _, a := range pub.got {
+	for _, a := range published {
 		var env struct {
 			Data struct {
 				EventType string            `json:"event_type"`

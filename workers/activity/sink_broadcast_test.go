@@ -10,12 +10,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
-	"github.com/aviary-dev/aviary/workers/activity"
 )
 
 // TestSinkLiveEvents drives the stream sink with the events of Spaces,
@@ -88,18 +86,10 @@ func TestSinkLiveEvents(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pub := &publisher{}
-	sink := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
-	batch, err := db.EventsAfter(ctx, 0, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Handle(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	published := streamLog(ctx, t, db)
 	var got []string
 	payloads := map[string]map[string]any{}
-	for _, a := range pub.got {
+	for _, a := range published {
 		e := decode(t, a.Body)
 		got = append(got, subs[a.SubscriptionID])
 		payloads[subs[a.SubscriptionID]] = e.Data.Payload
@@ -183,19 +173,11 @@ func TestLiveEnvelopesMatchOpenAPI(t *testing.T) {
 	if _, _, err := db.UpsertNewsStory(ctx, storage.NewsStory{LeadTerm: "heron", Name: "Heron season", Summary: "Herons."}, time.Now(), nil); err != nil {
 		t.Fatal(err)
 	}
-	pub := &publisher{}
-	sink := &activity.Sink{Mode: activity.Stream, Store: db, Posts: &render.Hydrator{Store: db}, Bus: pub}
-	batch, err := db.EventsAfter(ctx, 0, 500)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := sink.Handle(ctx, batch); err != nil {
-		t.Fatal(err)
-	}
+	published := streamLog(ctx, t, db)
 	envelopeSchema := withoutPayload(t, schemas["ActivityStreamResponse"].Value)
 	profile := schemas["ProfileUpdateActivityResponsePayload"].Value
 	seen := map[string]bool{}
-	for _, a := range pub.got {
+	for _, a := range published {
 		var env map[string]any
 		if err := json.Unmarshal(a.Body, &env); err != nil {
 			t.Fatal(err)
