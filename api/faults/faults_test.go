@@ -86,7 +86,8 @@ func TestFaultEffects(t *testing.T) {
 			}},
 		{name: "500", effect: map[string]any{"type": "status", "status": 500}, status: 500,
 			check: func(t *testing.T, r apitest.Reply) {
-				if r.Body["title"] != "Internal Error" {
+				if r.Body["title"] != "Internal Error" || r.Body["type"] != "https://api.x.com/2/problems/internal-error" ||
+					r.Body["detail"] == nil || r.Body["status"] != float64(500) {
 					t.Errorf("body %s", r.Raw)
 				}
 			}},

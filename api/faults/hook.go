@@ -240,7 +240,7 @@ func Answer(f faults.Fault, limit int, now time.Time, app int64) *apierr.Error {
 		return &apierr.Error{Status: http.StatusServiceUnavailable, Title: "Service Unavailable", Detail: "Service Unavailable",
 			AdsCode: "SERVICE_UNAVAILABLE"}
 	case http.StatusInternalServerError:
-		return apierr.Internal()
+		return internalError()
 	}
 	text := faults.StatusText(f.Effect.Status)
 	return &apierr.Error{Status: f.Effect.Status, Title: text, Detail: text, AdsCode: adsCode(f.Effect.Status)}
@@ -270,6 +270,18 @@ func usageCapped() *apierr.Error {
 	return &apierr.Error{Status: http.StatusTooManyRequests, Slug: apierr.SlugUsageCapped, Title: "UsageCapExceeded",
 		Detail: "Usage cap exceeded: Monthly product cap", AdsCode: "TOO_MANY_REQUESTS",
 		Extra: map[string]any{"period": "Monthly", "scope": "Product"}}
+}
+
+// slugInternalError is the type of the platform's 500 problem
+// (InternalErrorProblem in the OpenAPI description).
+const slugInternalError = "internal-error"
+
+// internalError is the platform's 500 problem: Aviary's own internal
+// error answer, typed as the platform types it.
+func internalError() *apierr.Error {
+	e := apierr.Internal()
+	e.Slug = slugInternalError
+	return e
 }
 
 // slugCredits is the problem type of the platform's 402 answer.

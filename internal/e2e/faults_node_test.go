@@ -9,7 +9,9 @@ import (
 
 // twitterAPIV2FaultsScript meets injected faults with twitter-api-v2: a
 // 429 on v2.me (the library's rate-limit error, with its rateLimit read
-// from the headers), a 503 on v2.userByUsername, and a filtered stream
+// from the headers), a 503 on v2.userByUsername, a 500 on v2.user, a
+// usage-capped 429 on v2.search, a 402 CreditsDepleted on v2.users, a
+// TooManyConnections 429 on a stream connect, and a filtered stream
 // (autoReconnect off) that the server ends with operational-disconnect.
 const twitterAPIV2FaultsScript = twitterAPIV2Prelude + `
 const { ETwitterStreamEvent } = require('twitter-api-v2');
@@ -30,6 +32,15 @@ async function main() {
   try { await user.v2.me(); out.limited = 'served'; } catch (e) { out.limited = failure(e); }
   out.after = (await user.v2.me()).data.username;
   try { await app.v2.userByUsername(cfg.username); out.unavailable = 'served'; } catch (e) { out.unavailable = failure(e); }
+  try { await app.v2.user(cfg.userId); out.internal = 'served'; } catch (e) { out.internal = failure(e); }
+  try { await app.v2.search('hello'); out.capped = 'served'; } catch (e) { out.capped = failure(e); }
+  try { await app.v2.users([cfg.userId]); out.credits = 'served'; } catch (e) { out.credits = failure(e); }
+  try {
+    const busy = await app.v2.searchStream({ autoConnect: false });
+    await busy.connect({ autoReconnect: false });
+    busy.close();
+    out.connections = 'served';
+  } catch (e) { out.connections = failure(e); }
 
   const stream = await app.v2.searchStream({ autoConnect: false });
   stream.on(ETwitterStreamEvent.DataError, (d) => out.dataErrors.push(d));
@@ -64,6 +75,10 @@ type twitterAPIV2FaultsResult struct {
 	Limited     *libraryFailure  `json:"limited"`
 	After       string           `json:"after"`
 	Unavailable *libraryFailure  `json:"unavailable"`
+	Internal    *libraryFailure  `json:"internal"`
+	Capped      *libraryFailure  `json:"capped"`
+	Credits     *libraryFailure  `json:"credits"`
+	Connections *libraryFailure  `json:"connections"`
 	DataErrors  []map[string]any `json:"dataErrors"`
 	Events      []string         `json:"events"`
 }
@@ -88,6 +103,15 @@ func TestFaultsTwitterAPIV2(t *testing.T) {
 			"effect": map[string]any{"type": "status", "status": 429, "reset_seconds": 600}, "count": 1}},
 		{s.bearer(), map[string]any{"match": map[string]any{"path_prefix": "/2/users/by/username/"},
 			"effect": map[string]any{"type": "status", "status": 503}, "count": 1, "expires_in_seconds": 600}},
+		{s.bearer(), map[string]any{"match": map[string]any{"method": "GET", "route": "/2/users/{id}"},
+			"effect": map[string]any{"type": "status", "status": 500}, "count": 1}},
+		{s.bearer(), map[string]any{"match": map[string]any{"method": "GET", "route": "/2/tweets/search/recent"},
+			"effect": map[string]any{"type": "usage_capped"}, "count": 1}},
+		{s.bearer(), map[string]any{"match": map[string]any{"method": "GET", "route": "/2/users"},
+			"effect": map[string]any{"type": "credits_depleted"}, "count": 1}},
+		// older than the admin's stream fault, so the first connect meets it
+		{s.bearer(), map[string]any{"match": map[string]any{"method": "GET", "route": "/2/tweets/search/stream"},
+			"effect": map[string]any{"type": "too_many_connections"}, "count": 1}},
 		{admin, map[string]any{"match": map[string]any{"route": "/2/tweets/search/stream"},
 			"effect": map[string]any{"type": "operational_disconnect", "after_ms": 500}, "count": 1}},
 	}
@@ -102,7 +126,7 @@ func TestFaultsTwitterAPIV2(t *testing.T) {
 	start := time.Now().Unix()
 	var res twitterAPIV2FaultsResult
 	runNodeScript(t, s, twitterAPIV2(t), twitterAPIV2FaultsScript,
-		map[string]any{"base": s.baseURL, "bearer": s.creds.BearerToken, "username": s.creds.Username}, &res,
+		map[string]any{"base": s.baseURL, "bearer": s.creds.BearerToken, "username": s.creds.Username, "userId": s.creds.UserID}, &res,
 		"NODE_EXTRA_CA_CERTS="+tlsFiles.cert)
 
 	l := res.Limited
@@ -122,6 +146,22 @@ func TestFaultsTwitterAPIV2(t *testing.T) {
 	if u == nil || u.Code != 503 || u.RateLimitError || u.Data["title"] != "Service Unavailable" {
 		t.Errorf("userByUsername under the 503 fault: %+v", u)
 	}
+	checkLibraryFailure(t, "user under 500", res.Internal, 500, false, problemPrefix+"internal-error", "Internal Error")
+	c := res.Capped
+	checkLibraryFailure(t, "search under usage_capped", c, 429, true, problemPrefix+"usage-capped", "UsageCapExceeded")
+	if c != nil && (c.Data["period"] != "Monthly" || c.Data["scope"] != "Product") {
+		t.Errorf("usage-capped body %v", c.Data)
+	}
+	cr := res.Credits
+	checkLibraryFailure(t, "users under credits_depleted", cr, 402, false, problemPrefix+"credits", "CreditsDepleted")
+	if cr != nil && cr.Data["account_id"] == nil {
+		t.Errorf("credits body %v", cr.Data)
+	}
+	tm := res.Connections
+	checkLibraryFailure(t, "stream connect under too_many_connections", tm, 429, true, problemPrefix+"streaming-connection", "ConnectionException")
+	if tm != nil && tm.Data["connection_issue"] != "TooManyConnections" {
+		t.Errorf("too-many-connections body %v", tm.Data)
+	}
 	found := false
 	for _, d := range res.DataErrors {
 		errs, _ := d["errors"].([]any)
@@ -137,7 +177,7 @@ func TestFaultsTwitterAPIV2(t *testing.T) {
 
 	list := s.do("GET", "/_aviary/faults", admin, nil)
 	data, _ := list.Body["data"].([]any)
-	if list.Status != http.StatusOK || len(data) != 3 {
+	if list.Status != http.StatusOK || len(data) != len(faults) {
 		t.Fatalf("admin list: %d %s", list.Status, list.Raw)
 	}
 	for _, f := range data {
@@ -145,7 +185,22 @@ func TestFaultsTwitterAPIV2(t *testing.T) {
 			t.Errorf("fault %v: hits %v, want 1", m["effect"], m["hits"])
 		}
 	}
-	if r := s.do("GET", "/_aviary/faults", s.bearer(), nil); len(r.Body["data"].([]any)) != 2 {
+	if r := s.do("GET", "/_aviary/faults", s.bearer(), nil); len(r.Body["data"].([]any)) != len(faults)-1 {
 		t.Errorf("the app's list: %s", r.Raw)
+	}
+}
+
+// checkLibraryFailure asserts f is twitter-api-v2's ApiResponseError with
+// code status, rateLimitError as given and the problem's type and title as
+// its data.
+func checkLibraryFailure(t *testing.T, what string, f *libraryFailure, status int, rateLimitError bool, typ, title string) {
+	t.Helper()
+	if f == nil {
+		t.Errorf("%s: served, want the library's ApiResponseError", what)
+		return
+	}
+	if f.Code != status || f.RateLimitError != rateLimitError || f.Data["type"] != typ || f.Data["title"] != title ||
+		f.Data["detail"] == nil || f.Data["status"] != float64(status) {
+		t.Errorf("%s: %+v, want code %d rateLimitError %v %s %q", what, f, status, rateLimitError, typ, title)
 	}
 }

@@ -47,7 +47,9 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 // Create stores f under a new id (f must be normalized).
 func (s *Store) Create(ctx context.Context, f faults.Fault) (faults.Fault, error) {
 	f.ID = newID()
-	f.CreatedAt = s.now().UTC().Truncate(time.Millisecond)
+	// microseconds: faults made one after another within a millisecond
+	// (a test suite's set-up) must keep their order, the oldest applying
+	f.CreatedAt = s.now().UTC().Truncate(time.Microsecond)
 	f.Hits = 0
 	body, err := json.Marshal(f)
 	if err != nil {

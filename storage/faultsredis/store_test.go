@@ -3,6 +3,7 @@ package faultsredis
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -98,5 +99,27 @@ func TestTakeAndClear(t *testing.T) {
 	}
 	if all, err := s.List(ctx); err != nil || len(all) != 0 {
 		t.Errorf("after Clear: %v, %v", all, err)
+	}
+}
+
+// TestListKeepsCreationOrder: faults made within one millisecond list in
+// the order they were made (the oldest applies to a request first).
+func TestListKeepsCreationOrder(t *testing.T) {
+	s := newStore(t)
+	base := time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC)
+	var step time.Duration
+	s.now = func() time.Time { step += 50 * time.Microsecond; return base.Add(step) }
+	var made []string
+	for i := 0; i < 8; i++ {
+		made = append(made, mustCreate(t, s, faults.Fault{Effect: faults.Effect{Kind: faults.Status, Status: 500 + i}}).ID)
+	}
+	all, err := s.List(context.Background())
+	if err != nil || len(all) != len(made) {
+		t.Fatalf("List = %v, %v", all, err)
+	}
+	for i, f := range all {
+		if f.ID != made[i] || f.Effect.Status != 500+i {
+			t.Errorf("position %d: fault %s (%d), want %s", i, f.ID, f.Effect.Status, made[i])
+		}
 	}
 }
