@@ -20,7 +20,7 @@ func addConsoleMounts(cfg *config, b *backends, kit *web.Kit, pub *auth.Publishe
 		Notify: console.Notify{BearerRevoked: pub.BearerRevoked, AccessTokenRevoked: pub.AccessTokenRevoked,
 			OAuth2Revoked: pub.OAuth2Revoked, UserChanged: pub.UserChanged},
 		Queues: consoleQueues(queues),
-		Faults: sandbox.faults, ResetState: sandbox.reset,
+		Faults: sandbox.faults, ResetState: sandbox.reset, Usage: b.apiDB,
 	})
 	if err != nil {
 		return err

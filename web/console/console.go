@@ -87,6 +87,8 @@ type Config struct {
 	QueueDashboard bool
 	// Faults is the faults on demand store (nil: the page says it cannot).
 	Faults Faults
+	// Usage reads the apps' usage and credits (nil: the page says it cannot).
+	Usage UsageStore
 	// ResetState resets the sandbox (nil: no reset button).
 	ResetState ResetState
 	Now        func() time.Time
@@ -162,6 +164,8 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/faults", s.form(s.createFault))
 	mux.HandleFunc("POST /console/faults/clear", s.form(s.clearFaults))
 	mux.HandleFunc("POST /console/faults/{fault}/delete", s.form(s.deleteFault))
+	mux.HandleFunc("GET /console/usage", s.page(s.usage))
+	mux.HandleFunc("GET /console/apps/{app}/usage", s.page(s.appUsagePage))
 	mux.HandleFunc("GET /console/state", s.page(s.statePage))
 	mux.HandleFunc("POST /console/state/reset", s.form(s.resetState))
 	return web.SecureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

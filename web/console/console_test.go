@@ -65,7 +65,7 @@ func setup(t *testing.T) *fixture {
 		Queues: func(context.Context) ([]console.Queue, error) {
 			return []console.Queue{{Name: "media", Size: 3, Pending: 2, Active: 1}, {Name: "compliance"}}, nil
 		}, QueueDashboard: true,
-		Faults: f.faults,
+		Faults: f.faults, Usage: db,
 		ResetState: func(context.Context) (console.ResetResult, error) {
 			f.resets.Add(1)
 			return console.ResetResult{Surfaces: []string{"core", "ads", "events"}, Removed: 7, Cleared: []string{"faults"}}, nil

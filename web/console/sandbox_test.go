@@ -5,8 +5,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aviary-dev/aviary/domain/faults"
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
 )
 
@@ -144,5 +146,50 @@ func TestConsoleStateReset(t *testing.T) {
 	}
 	if p := admin.get(p.location); !strings.Contains(p.body, "State reset (core, ads, events): 7 records removed; cleared faults.") {
 		t.Errorf("after the reset:\n%s", p.body)
+	}
+}
+
+func TestConsoleUsage(t *testing.T) {
+	f := setup(t)
+	ctx := t.Context()
+	today := time.Now().UTC().Truncate(24 * time.Hour)
+	err := f.db.AddUsage(ctx, []storage.UsageDay{
+		{AppID: f.aliceApp.ID, Day: today, UsageCounts: storage.UsageCounts{PostsRead: 40, PostsWritten: 3, CreditsSpent: 25}},
+		{AppID: f.aliceApp.ID, Day: today.AddDate(0, 0, -2), UsageCounts: storage.UsageCounts{PostsRead: 10, PostsWritten: 1, CreditsSpent: 5}},
+		{AppID: f.aliceApp.ID, Day: today.AddDate(0, 0, -40), UsageCounts: storage.UsageCounts{PostsRead: 1000, CreditsSpent: 100}},
+		{AppID: f.bobApp.ID, Day: today, UsageCounts: storage.UsageCounts{PostsRead: 777}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.AddAppCredits(ctx, f.aliceApp.ID, 500); err != nil {
+		t.Fatal(err)
+	}
+	alice := f.login(t, f.alice)
+	p := alice.get("/console/usage")
+	row := `<tr id="usage-` + ids.Format(f.aliceApp.ID) + `"><td><a href="/console/apps/` + ids.Format(f.aliceApp.ID) + `/usage">alice-app</a></td><td>50</td><td>4</td><td>0</td><td>500</td><td>130</td><td class="balance">370</td></tr>`
+	if !strings.Contains(p.body, row) {
+		t.Errorf("usage overview lacks alice's row %s:\n%s", row, p.body)
+	}
+	if strings.Contains(p.body, "bob-app") || strings.Contains(p.body, "777") {
+		t.Errorf("alice sees bob's usage:\n%s", p.body)
+	}
+	p = alice.get(appPath(f.aliceApp) + "/usage")
+	for _, want := range []string{`<dd id="posts-read">50</dd>`, `<dd id="posts-written">4</dd>`, `<dd id="credits-balance">370 (500 added, 130 spent)</dd>`,
+		`<td>` + today.Format("2006-01-02") + `</td><td>40</td><td>3</td>`, `<td>` + today.AddDate(0, 0, -1).Format("2006-01-02") + `</td><td>0</td><td>0</td>`,
+		`height="160" fill="#1a4f8b"><title>` + today.Format("2006-01-02") + `: 40 read</title>`, `busiest day 40`} {
+		if !strings.Contains(p.body, want) {
+			t.Errorf("alice's usage page lacks %s:\n%s", want, p.body)
+		}
+	}
+	if n := strings.Count(p.body, "<tr><td>20"); n != 30 {
+		t.Errorf("the table has %d days, want 30", n)
+	}
+	if p := alice.get(appPath(f.bobApp) + "/usage"); p.status != http.StatusNotFound {
+		t.Errorf("alice reads bob's usage: %d", p.status)
+	}
+	admin := f.login(t, f.admin)
+	if p := admin.get(appPath(f.bobApp) + "/usage"); p.status != http.StatusOK || !strings.Contains(p.body, `<dd id="posts-read">777</dd>`) {
+		t.Errorf("admin reads bob's usage: %d", p.status)
 	}
 }
