@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/aviary-dev/aviary/storage/ids"
 )
 
 // consoleFaultScript calls v2.me with twitter-api-v2 (OAuth 1.0a user
@@ -35,13 +37,19 @@ func TestConsoleFaultsBrowser(t *testing.T) {
 	tlsFiles := newTLSFiles(t)
 	s := newStack(t, stackOptions{driver: "local", workers: 1, tls: tlsFiles, env: []string{clientTestTimeout}})
 	s.run("admin", "user", "admin", s.creds.Username, "on") // the reset is an administrator's
+	demoApp, err := s.db.AppByName(t.Context(), "aviary-demo")
+	if err != nil {
+		t.Fatal(err)
+	}
 	post := s.mustPostAt(userToken{s.creds.AccessToken, s.creds.AccessTokenSecret}, s.baseURL, "a post the reset removes")
 
 	steps := append([]browserStep{shot("faults-login")}, login(s.creds.Username, s.creds.Password)...)
 	steps = append(steps, goTo(s.baseURL+"/console/faults"), expectText("No fault is set."), shot("faults-empty"),
 		fill("Method (empty: any)", "GET"), fill("Endpoint route (empty: any)", "/2/users/me"),
 		fill("Status (effect status, 400–599)", "429"), fill("Count (the next N matching requests; empty: no limit)", "1"),
-		click("Add fault"), expectText("added."), shot("fault-added"))
+		click("Add fault"), expectText("added."), shot("fault-added"),
+		goTo(s.baseURL+"/console/usage"), expectText("aviary-demo"), shot("usage"),
+		goTo(s.baseURL+"/console/apps/"+ids.Format(demoApp.ID)+"/usage"), expectText("Posts per day"), shot("app-usage"))
 	runBrowserScenarios(t, s, []browserScenario{{Name: "console-fault", Start: s.baseURL + "/console", Steps: steps, IgnoreHTTPSErrors: true,
 		check: func(t *testing.T, r browserResult) {
 			added := r.shot(t, "fault-added")
