@@ -70,10 +70,14 @@ func (s *Server) renderFaults(w http.ResponseWriter, r *http.Request, v viewer, 
 		d.Unavailable = true
 	}
 	for _, f := range all {
-		if name, ok := names[f.AppID]; ok || (v.Admin && f.AppID == 0) {
-			if f.AppID == 0 {
-				name = "every app"
-			}
+		name, ok := names[f.AppID]
+		switch {
+		case f.AppID == 0:
+			name = "every app"
+		case !ok:
+			name = "app " + strconv.FormatInt(f.AppID, 10) // an administrator's view of an app made outside the console's list
+		}
+		if ok || v.Admin {
 			d.Faults = append(d.Faults, faultRow{Fault: f, AppName: name})
 		}
 	}
