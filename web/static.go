@@ -28,7 +28,9 @@ const StylesheetPath = "/i/static/aviary.css"
 const HTMXPath = "/i/static/htmx.min.js"
 
 // Stylesheet serves the embedded stylesheet.
-func Stylesheet() http.Handler { return staticAsset("aviary.css", "text/css; charset=utf-8", stylesheet) }
+func Stylesheet() http.Handler {
+	return staticAsset("aviary.css", "text/css; charset=utf-8", stylesheet)
+}
 
 // HTMX serves the vendored htmx.
 func HTMX() http.Handler {

@@ -257,14 +257,14 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
-	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), log, mounts); err != nil {
-		return nil, err
-	}
-	limiter := startLimiter(b, "aviary:", errWriter)
 	injector, err := newFaults(cfg, b, authn, errWriter, log)
 	if err != nil {
 		return nil, err
 	}
+	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), consoleSandbox(b, injector), log, mounts); err != nil {
+		return nil, err
+	}
+	limiter := startLimiter(b, "aviary:", errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
 	}

@@ -14,12 +14,13 @@ import (
 // addConsoleMounts mounts the developer console (web/console,
 // docs/console.md) and the htmx it loads on the API listener. queues is
 // the source /_aviary/health reads the queue depths from.
-func addConsoleMounts(cfg *config, b *backends, kit *web.Kit, pub *auth.Publisher, queues api.QueueInspector, m map[string]http.Handler) error {
+func addConsoleMounts(cfg *config, b *backends, kit *web.Kit, pub *auth.Publisher, queues api.QueueInspector, sandbox sandboxDeps, m map[string]http.Handler) error {
 	c, err := console.New(console.Config{
 		Store: b.apiDB, Kit: kit, Now: time.Now, QueueDashboard: cfg.AdminPassword != "",
 		Notify: console.Notify{BearerRevoked: pub.BearerRevoked, AccessTokenRevoked: pub.AccessTokenRevoked,
 			OAuth2Revoked: pub.OAuth2Revoked, UserChanged: pub.UserChanged},
 		Queues: consoleQueues(queues),
+		Faults: sandbox.faults, ResetState: sandbox.reset, Usage: b.apiDB,
 	})
 	if err != nil {
 		return err

@@ -36,7 +36,7 @@ const devHTTPNotice = "Development mode, plain HTTP: these pages and the OAuth 1
 // API listener: each of oauth.Paths and oauth.OAuth1Paths. authn
 // verifies the OAuth 1.0a token endpoints' signatures and signed token
 // exchange requests with the API's rules.
-func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, queues api.QueueInspector, log *slog.Logger, m map[string]http.Handler) error {
+func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, queues api.QueueInspector, sandbox sandboxDeps, log *slog.Logger, m map[string]http.Handler) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	key, err := webSessionKey(ctx, cfg, b)
@@ -70,7 +70,7 @@ func addWebMounts(cfg *config, b *backends, authn *auth.Authenticator, queues ap
 		m[p] = h
 	}
 	m[web.StylesheetPath] = web.Stylesheet()
-	return addConsoleMounts(cfg, b, kit, pub, queues, m)
+	return addConsoleMounts(cfg, b, kit, pub, queues, sandbox, m)
 }
 
 // signedExchangeVerifier checks an OAuth 1.0a signed request with the API's

@@ -96,11 +96,13 @@ func fitsWidth() browserStep           { return browserStep{Do: "fitsWidth"} }
 // JavaScript disabled; check asserts what it must end with (every shot is
 // checked by checkShots besides).
 type browserScenario struct {
-	Name         string        `json:"name"`
-	Start        string        `json:"start"`
-	NoJavaScript bool          `json:"noJavaScript"`
-	Steps        []browserStep `json:"steps"`
-	check        func(t *testing.T, r browserResult)
+	Name         string `json:"name"`
+	Start        string `json:"start"`
+	NoJavaScript bool   `json:"noJavaScript"`
+	// IgnoreHTTPSErrors accepts a stack's self-signed certificate (tls).
+	IgnoreHTTPSErrors bool          `json:"ignoreHTTPSErrors"`
+	Steps             []browserStep `json:"steps"`
+	check             func(t *testing.T, r browserResult)
 }
 
 // browserResult is what the script reports for a scenario.

@@ -85,7 +85,13 @@ type Config struct {
 	Queues func(ctx context.Context) ([]Queue, error)
 	// QueueDashboard: /admin/queues/ is mounted (AVIARY_ADMIN_PASSWORD).
 	QueueDashboard bool
-	Now            func() time.Time
+	// Faults is the faults on demand store (nil: the page says it cannot).
+	Faults Faults
+	// Usage reads the apps' usage and credits (nil: the page says it cannot).
+	Usage UsageStore
+	// ResetState resets the sandbox (nil: no reset button).
+	ResetState ResetState
+	Now        func() time.Time
 }
 
 // Server serves the console.
@@ -153,6 +159,15 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/apps/{app}/webhooks/{webhook}/deliveries/{delivery}/redeliver", s.form(s.redeliver))
 
 	mux.HandleFunc("GET /console/queues", s.page(s.queues))
+
+	mux.HandleFunc("GET /console/faults", s.page(s.faultsPage))
+	mux.HandleFunc("POST /console/faults", s.form(s.createFault))
+	mux.HandleFunc("POST /console/faults/clear", s.form(s.clearFaults))
+	mux.HandleFunc("POST /console/faults/{fault}/delete", s.form(s.deleteFault))
+	mux.HandleFunc("GET /console/usage", s.page(s.usage))
+	mux.HandleFunc("GET /console/apps/{app}/usage", s.page(s.appUsagePage))
+	mux.HandleFunc("GET /console/state", s.page(s.statePage))
+	mux.HandleFunc("POST /console/state/reset", s.form(s.resetState))
 	return web.SecureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 		mux.ServeHTTP(w, r)

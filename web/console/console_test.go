@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
@@ -31,6 +32,8 @@ type fixture struct {
 	alice, bob, admin storage.User
 	aliceApp, bobApp  storage.App
 	announced         atomic.Int64
+	faults            *faultsredis.Store
+	resets            atomic.Int64
 }
 
 func setup(t *testing.T) *fixture {
@@ -38,7 +41,7 @@ func setup(t *testing.T) *fixture {
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
 	rc, prefix := storagetest.RedisPrefix(t)
-	f := &fixture{db: db}
+	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:")}
 	f.alice, f.aliceApp = f.userWithApp(t, "alice", "alice-app")
 	f.bob, f.bobApp = f.userWithApp(t, "bob", "bob-app")
 	f.admin = f.user(t, "root")
@@ -61,7 +64,12 @@ func setup(t *testing.T) *fixture {
 			UserChanged:        func(ctx context.Context, _ int64) error { return count(ctx) }},
 		Queues: func(context.Context) ([]console.Queue, error) {
 			return []console.Queue{{Name: "media", Size: 3, Pending: 2, Active: 1}, {Name: "compliance"}}, nil
-		}, QueueDashboard: true})
+		}, QueueDashboard: true,
+		Faults: f.faults, Usage: db,
+		ResetState: func(context.Context) (console.ResetResult, error) {
+			f.resets.Add(1)
+			return console.ResetResult{Surfaces: []string{"core", "ads", "events"}, Removed: 7, Cleared: []string{"faults"}}, nil
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -136,7 +136,8 @@ const steps = {
 
 async function runScenario(browser, sc) {
   const out = { name: sc.name, url: '', error: '', shots: [], frames: [] };
-  const context = await browser.newContext({ javaScriptEnabled: !sc.noJavaScript, viewport: { width: 800, height: 600 } });
+  const context = await browser.newContext({ javaScriptEnabled: !sc.noJavaScript, viewport: { width: 800, height: 600 },
+    ignoreHTTPSErrors: !!sc.ignoreHTTPSErrors });
   const page = await context.newPage();
   page.setDefaultTimeout(STEP_TIMEOUT);
   const state = { document: null };
