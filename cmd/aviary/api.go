@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -144,6 +145,9 @@ type listener struct {
 	// waits for requests: it ends the streams (the hub's Stop), which
 	// would otherwise hold Shutdown for its whole grace period.
 	beforeShutdown func(context.Context)
+	// connState, when set, also sees every connection state change (tests
+	// wait on it for a request to be running).
+	connState func(net.Conn, http.ConnState)
 }
 
 // newAPIListeners assembles the API handler with its middleware and mounts,

@@ -198,6 +198,12 @@ func serveHTTP(ctx context.Context, cfg *config, l listener, log *slog.Logger) e
 	srv := newHTTPServer(cfg, l.addr, handler, log)
 	busy := &connStates{states: map[net.Conn]http.ConnState{}}
 	srv.ConnState = busy.track
+	if l.connState != nil {
+		srv.ConnState = func(c net.Conn, st http.ConnState) {
+			busy.track(c, st)
+			l.connState(c, st)
+		}
+	}
 	errs := make(chan error, 1)
 	go func() {
 		log.Info(l.name+" listening", "addr", srv.Addr, "tls", cfg.TLSCert != "")

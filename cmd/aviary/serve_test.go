@@ -42,8 +42,14 @@ func TestShutdownPastSilentConnections(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			done := make(chan error, 1)
+			active := make(chan struct{}, 4)
+			l := listener{name: "api", addr: addr, handler: b.API, connState: func(_ net.Conn, st http.ConnState) {
+				if st == http.StateActive {
+					active <- struct{}{}
+				}
+			}}
 			go func() {
-				done <- serveHTTP(ctx, cfg, listener{name: "api", addr: addr, handler: b.API}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+				done <- serveHTTP(ctx, cfg, l, slog.New(slog.NewTextHandler(io.Discard, nil)))
 			}()
 			var conn net.Conn
 			for start := time.Now(); ; time.Sleep(20 * time.Millisecond) {
@@ -63,8 +69,16 @@ func TestShutdownPastSilentConnections(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			// The server accepted it (a request to another connection answers).
-			if resp, err := http.Get("http://" + addr + "/healthz"); err != nil {
+			if tc.running {
+				// The server has read it: the request is running, not
+				// still waiting in the socket when the shutdown begins.
+				select {
+				case <-active:
+				case <-time.After(10 * time.Second):
+					t.Fatal("the request never became active")
+				}
+			} else if resp, err := http.Get("http://" + addr + "/healthz"); err != nil {
+				// The server accepted it (a request to another connection answers).
 				t.Fatal(err)
 			} else {
 				resp.Body.Close()
