@@ -308,7 +308,11 @@ func (db *DB) ApplyAudienceBatch(ctx context.Context, batchID string, check func
 		},
 		apply: func(ctx context.Context, tx pgx.Tx, audience string, batches []claimedBatch) (storage.BatchState, *string, error) {
 			res.Audience = audience
-			return applyAudienceOperations(ctx, tx, &res, batches[0].ops, check)
+			state, failure, err := applyAudienceOperations(ctx, tx, &res, batches[0].ops, check)
+			if err != nil || state != storage.BatchApplied {
+				return state, failure, err
+			}
+			return state, failure, recordBatchMembers(ctx, tx, batches[0].id, res)
 		},
 	})
 	res.Audience, res.Skipped = owner, err == nil && claimed == 0
@@ -337,6 +341,14 @@ func applyAudienceOperations(ctx context.Context, tx pgx.Tx, res *storage.Audien
 		return "", nil, wrap("count custom audience "+res.Audience, err)
 	}
 	return storage.BatchApplied, nil, nil
+}
+
+// recordBatchMembers keeps what applying batch id did to the audience's
+// members, for the console's batch history.
+func recordBatchMembers(ctx context.Context, tx pgx.Tx, id string, res storage.AudienceBatchResult) error {
+	_, err := tx.Exec(ctx, `UPDATE custom_audience_batches SET members_added = $2, members_removed = $3, members_merged = $4
+		WHERE id = $1`, id, res.Added, res.Removed, res.Merged)
+	return wrap("record members of audience batch "+id, err)
 }
 
 // AudiencesWithExpiredMembers returns up to limit audiences holding

@@ -304,21 +304,26 @@ func (db *DB) InsightQueries(ctx context.Context, since time.Time, limit int) ([
 	if limit <= 0 {
 		limit = defaultInsightQueries
 	}
-	rows, err := db.pool.Query(ctx, `SELECT id, app_id, user_id, account_id, granularity, keywords, negative_keywords,
-		location, start_time, end_time, buckets, related_keywords, total_volume, duration_ms, created_at
+	rows, err := db.pool.Query(ctx, `SELECT `+insightQueryColumns+`
 		FROM insight_queries WHERE created_at >= $1 ORDER BY created_at DESC, id DESC LIMIT $2`, since, limit)
 	if err != nil {
 		return nil, wrap("insight queries", err)
 	}
-	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (storage.InsightQueryLog, error) {
-		var l storage.InsightQueryLog
-		var ms float64
-		err := row.Scan(&l.ID, &l.AppID, &l.UserID, &l.AccountID, &l.Granularity, &l.Keywords, &l.NegativeKeywords,
-			&l.Location, &l.Start, &l.End, &l.Buckets, &l.RelatedKeywords, &l.TotalVolume, &ms, &l.CreatedAt)
-		l.Duration = time.Duration(ms * float64(time.Millisecond))
-		return l, err
-	})
+	out, err := pgx.CollectRows(rows, scanInsightQuery)
 	return out, wrap("insight queries", err)
+}
+
+// insightQueryColumns are read by scanInsightQuery.
+const insightQueryColumns = `id, app_id, user_id, account_id, granularity, keywords, negative_keywords,
+	location, start_time, end_time, buckets, related_keywords, total_volume, duration_ms, created_at`
+
+func scanInsightQuery(row pgx.CollectableRow) (storage.InsightQueryLog, error) {
+	var l storage.InsightQueryLog
+	var ms float64
+	err := row.Scan(&l.ID, &l.AppID, &l.UserID, &l.AccountID, &l.Granularity, &l.Keywords, &l.NegativeKeywords,
+		&l.Location, &l.Start, &l.End, &l.Buckets, &l.RelatedKeywords, &l.TotalVolume, &ms, &l.CreatedAt)
+	l.Duration = time.Duration(ms * float64(time.Millisecond))
+	return l, err
 }
 
 // LowestAdAccountFor is the id of the lowest-id live account userID may

@@ -56,6 +56,8 @@ type Store interface {
 	WebhookOf(ctx context.Context, appID, id int64) (storage.Webhook, error)
 	WebhookDeliveries(ctx context.Context, q storage.WebhookDeliveryQuery) ([]storage.WebhookDelivery, error)
 	RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id int64) (storage.WebhookDelivery, error)
+
+	AdsStore
 }
 
 // Notify tells the API replicas' credential caches about a change
@@ -168,6 +170,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/apps/{app}/usage", s.page(s.appUsagePage))
 	mux.HandleFunc("GET /console/state", s.page(s.statePage))
 	mux.HandleFunc("POST /console/state/reset", s.form(s.resetState))
+	s.adsRoutes(mux)
 	return web.SecureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 		mux.ServeHTTP(w, r)

@@ -41,7 +41,8 @@ var funcs = template.FuncMap{
 		}
 		return ""
 	},
-	"join": strings.Join,
+	"join":   strings.Join,
+	"micros": micros,
 }
 
 func parsePages() (*pages, error) {
