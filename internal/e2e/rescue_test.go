@@ -135,4 +135,3 @@ func (s *stack) waitLeaseHolder(taskID string, not int, timeout time.Duration) (
 	s.t.Fatalf("no worker but %d held %s within %v", not, taskID, timeout)
 	return 0, time.Time{}
 }
-
