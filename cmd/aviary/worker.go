@@ -167,7 +167,15 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Queue:  queue, Locker: locker,
 		Logger: log.With("component", "expiry"), Interval: sweep.ExpiryInterval,
 	}
-	sweepers := []sweeper{uploads, retention, mediaSweep, doNotReachBatches, doNotReachExpiry}
+	// Killed runs: a lapsed task lease whose task asynq still lists active
+	// is rescued under a derived id within seconds, instead of after
+	// asynq's own lease recovery (docs/outages.md).
+	rescue := &sweep.Sweeper[storage.TaskLease]{
+		Source: &sweep.Rescue{Store: b.db, Tasks: inspector, Logger: log.With("component", "rescue")},
+		Queue:  queue, Inspector: inspector, Locker: locker,
+		Logger: log.With("component", "rescue"), Interval: min(cfg.ReconcileInterval, sweep.RescueInterval),
+	}
+	sweepers := []sweeper{uploads, retention, mediaSweep, doNotReachBatches, doNotReachExpiry, rescue}
 	// Catalogs: enqueue image checks of product versions whose task was
 	// lost (docs/ads-catalog-images.md).
 	catalogImages := &sweep.Sweeper[storage.Product]{

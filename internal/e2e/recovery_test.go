@@ -114,7 +114,7 @@ func (s *stack) jobRecord(id string) storage.ComplianceJob {
 
 func TestWorkerKilledMidJobCompletesOnce(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for asynq lease recovery (about a minute)")
+		t.Skip("waits for the rescue of the killed run (about 15 s)")
 	}
 	s := newStack(t, stackOptions{driver: "s3", workers: 0})
 	job, worker, want := s.startBulkJob("killed", nil)

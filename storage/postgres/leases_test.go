@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 )
 
@@ -57,4 +58,60 @@ func TestTaskLeases(t *testing.T) {
 	}
 	held, err = db.TaskLeaseHeld(ctx, id)
 	check("held after b's release", held, err, false)
+}
+
+// TestLapsedTaskLeases: a run's lease lists with its queue and run id once
+// it lapsed, never while held, never when it names no run (a time-based
+// lease); forgetting removes only a lapsed lease of that holder.
+func TestLapsedTaskLeases(t *testing.T) {
+	t.Parallel()
+	db, _ := storagetest.NewDB(t)
+	ctx := t.Context()
+	const ttl = 500 * time.Millisecond
+	runs := []storage.TaskLease{
+		{TaskID: "media-1", Holder: "h1", Queue: "media", RunID: "media-1"},
+		{TaskID: "compliance-2", Holder: "h2", Queue: "compliance", RunID: "compliance-2~rh0"},
+	}
+	for _, l := range runs {
+		if ok, err := db.ClaimTaskRun(ctx, l, ttl); err != nil || !ok {
+			t.Fatalf("claim %s: %v, %v", l.TaskID, ok, err)
+		}
+	}
+	if ok, err := db.ClaimTaskLease(ctx, "retention", "r", ttl); err != nil || !ok {
+		t.Fatalf("claim the time-based lease: %v, %v", ok, err)
+	}
+	if ok, err := db.ClaimTaskRun(ctx, storage.TaskLease{TaskID: "held-3", Holder: "h3", Queue: "media", RunID: "held-3"}, time.Hour); err != nil || !ok {
+		t.Fatalf("claim the held lease: %v, %v", ok, err)
+	}
+	if got, err := db.LapsedTaskLeases(ctx, 10); err != nil || len(got) != 0 {
+		t.Fatalf("lapsed before the ttl: %v, %v", got, err)
+	}
+	time.Sleep(ttl + 200*time.Millisecond)
+	got, err := db.LapsedTaskLeases(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(runs) {
+		t.Fatalf("lapsed = %+v; want %d runs", got, len(runs))
+	}
+	for i, l := range got {
+		if l.TaskID != runs[i].TaskID || l.Holder != runs[i].Holder || l.Queue != runs[i].Queue || l.RunID != runs[i].RunID {
+			t.Errorf("lapsed[%d] = %+v; want %+v", i, l, runs[i])
+		}
+	}
+	if err := db.ForgetTaskLease(ctx, "media-1", "other"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ForgetTaskLease(ctx, "held-3", "h3"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.ForgetTaskLease(ctx, "compliance-2", "h2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := db.LapsedTaskLeases(ctx, 10); err != nil || len(got) != 1 || got[0].TaskID != "media-1" {
+		t.Fatalf("lapsed after forgetting compliance-2 = %+v, %v; want media-1 only", got, err)
+	}
+	if held, err := db.TaskLeaseHeld(ctx, "held-3"); err != nil || !held {
+		t.Fatalf("a held lease was forgotten: %v, %v", held, err)
+	}
 }

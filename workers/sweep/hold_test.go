@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
@@ -31,6 +32,10 @@ func (l *leases) ClaimTaskLease(_ context.Context, id, holder string, _ time.Dur
 	}
 	l.holder[id] = holder
 	return true, nil
+}
+
+func (l *leases) ClaimTaskRun(ctx context.Context, run storage.TaskLease, ttl time.Duration) (bool, error) {
+	return l.ClaimTaskLease(ctx, run.TaskID, run.Holder, ttl)
 }
 
 func (l *leases) RenewTaskLease(_ context.Context, id, holder string, _ time.Duration) (bool, error) {
@@ -61,8 +66,9 @@ func (l *leases) TaskLeaseHeld(_ context.Context, id string) (bool, error) {
 }
 
 // TestHoldStopsARunThatLostItsLease: a run whose lease was taken, or could
-// not be renewed for a whole TTL, is cancelled with ErrLeaseLost (another
-// run may have started); a renewal failing for less than a TTL is retried.
+// not be renewed and would lapse before the next heartbeat, is cancelled
+// with ErrLeaseLost (another run may start); a failed renewal is retried
+// while the lease has time left.
 func TestHoldStopsARunThatLostItsLease(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -124,5 +130,27 @@ func TestHoldWaitsForRunsToRelease(t *testing.T) {
 	}
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("run = %v", err)
+	}
+}
+
+// TestRescueTaskIDs: a rescue's task id is unique per dead run and keyed,
+// for its lease, on the original's; ids that merely look alike are their
+// own.
+func TestRescueTaskIDs(t *testing.T) {
+	t.Parallel()
+	a, b := sweep.RescueTaskID("media-7", "host:1:aa"), sweep.RescueTaskID("media-7", "host:2:bb")
+	if a == b || a == "media-7" {
+		t.Fatalf("rescue ids %q, %q: want distinct and not the original", a, b)
+	}
+	for _, tc := range []struct{ id, want string }{
+		{a, "media-7"},
+		{sweep.RescueTaskID("custom-audience-batch-x~r1", "h"), "custom-audience-batch-x~r1"},
+		{"media-7", "media-7"},
+		{"media-7~r1", "media-7~r1"},
+		{"media-7~rzzzzzzzzzzzzzzzzzzzzzzzz", "media-7~rzzzzzzzzzzzzzzzzzzzzzzzz"},
+	} {
+		if got := sweep.LogicalTaskID(tc.id); got != tc.want {
+			t.Errorf("LogicalTaskID(%q) = %q, want %q", tc.id, got, tc.want)
+		}
 	}
 }
