@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/domain/searchquery"
@@ -38,19 +37,14 @@ func parseWindow(q *httpx.Query, a archive, now time.Time) (window, error) {
 	if raw == "" {
 		return w, q.Err()
 	}
-	if n := utf8.RuneCountInString(raw); n > a.maxQuery {
-		q.Fail("query", fmt.Sprintf("The `query` query parameter is %d characters long; the %s search takes at most %d.", n, a.name, a.maxQuery), raw)
-	} else if parsed, err := parseQuery(raw); err != nil {
-		var qe *searchquery.Error
-		if !errors.As(err, &qe) {
-			return w, fmt.Errorf("parse query: %w", err)
-		}
-		msg := "There were errors processing your request: " + qe.Reason
-		if qe.Pos >= 0 && !strings.Contains(qe.Reason, "position") {
-			msg += fmt.Sprintf(" (at position %d)", qe.Pos)
-		}
-		q.Fail("query", msg, raw)
-	} else {
+	parsed, err := searchquery.ParseSearch(raw, a.name, a.maxQuery)
+	var refused *searchquery.Refusal
+	switch {
+	case errors.As(err, &refused):
+		q.Fail("query", refused.Detail, raw)
+	case err != nil:
+		return w, fmt.Errorf("parse query: %w", err)
+	default:
 		w.query = parsed
 	}
 	w.start, w.end = parseTimes(q, a, now)
@@ -61,20 +55,6 @@ func parseWindow(q *httpx.Query, a archive, now time.Time) (window, error) {
 	}
 	w.token = tokenParam(q)
 	return w, nil
-}
-
-// parseQuery parses a search query and refuses the operators only the
-// filtered stream's rules offer (searchquery.CheckSearch): a 400, never a
-// query the store cannot compile.
-func parseQuery(raw string) (*searchquery.Query, error) {
-	q, err := searchquery.Parse(raw)
-	if err != nil {
-		return nil, err
-	}
-	if err := searchquery.CheckSearch(q); err != nil {
-		return nil, err
-	}
-	return q, nil
 }
 
 // Settle is how long before the request a window without end_time ends.

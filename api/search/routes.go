@@ -10,6 +10,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/domain/oauth2"
+	"github.com/aviary-dev/aviary/domain/searchquery"
 	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
@@ -59,8 +60,8 @@ type archive struct {
 }
 
 var (
-	recent = archive{name: "recent", maxQuery: 512, maxResults: 100, window: 7 * 24 * time.Hour, defaultWindow: 7 * 24 * time.Hour}
-	all    = archive{name: "all", maxQuery: 1024, maxResults: 500, defaultWindow: 30 * 24 * time.Hour, countPage: 31 * 24 * time.Hour}
+	recent = archive{name: "recent", maxQuery: searchquery.MaxRecentLength, maxResults: 100, window: 7 * 24 * time.Hour, defaultWindow: 7 * 24 * time.Hour}
+	all    = archive{name: "all", maxQuery: searchquery.MaxAllLength, maxResults: 500, defaultWindow: 30 * 24 * time.Hour, countPage: 31 * 24 * time.Hour}
 )
 
 // searchParams and countParams are the endpoints' query parameters.

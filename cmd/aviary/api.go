@@ -265,7 +265,9 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
-	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), consoleSandbox(b, injector), log, mounts); err != nil {
+	sandbox := consoleSandbox(b, injector)
+	sandbox.openBlob, sandbox.endStreams = consoleOpenBlob(b.blobs), consoleEndStreams(modules.Streams.Hub)
+	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), sandbox, log, mounts); err != nil {
 		return nil, err
 	}
 	limiter := startLimiter(b, "aviary:", errWriter)

@@ -9,11 +9,14 @@ import (
 	"github.com/aviary-dev/aviary/web/console"
 )
 
-// sandboxDeps are the console's faults and state reset (web/ does not
-// import api/: cmd adapts them).
+// sandboxDeps are the console's faults and state reset, and the blob
+// reader and stream termination of its media and streams pages (web/ does
+// not import api/ nor storage/blob: cmd adapts them).
 type sandboxDeps struct {
-	faults console.Faults
-	reset  console.ResetState
+	faults     console.Faults
+	reset      console.ResetState
+	openBlob   console.OpenBlob
+	endStreams console.EndStreams
 }
 
 // consoleSandbox gives the console the faults store of /_aviary/faults

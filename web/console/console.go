@@ -58,6 +58,16 @@ type Store interface {
 	RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id int64) (storage.WebhookDelivery, error)
 
 	AdsStore
+	// Posts, media, streams and activity (posts.go, media.go, streams.go,
+	// activity.go).
+	SearchPosts(ctx context.Context, s storage.PostSearch) (storage.PostPage, error)
+	UsersByIDs(ctx context.Context, userIDs []int64) ([]storage.User, error)
+	ConsoleMedia(ctx context.Context, apps []int64, all bool, limit int) ([]storage.Media, error)
+	Media(ctx context.Context, id int64) (storage.Media, error)
+	ConsoleStreamConnections(ctx context.Context, apps []int64, all bool, limit int) ([]storage.StreamConnection, error)
+	RequestStreamTermination(ctx context.Context, t storage.ConnectionTermination) ([]string, error)
+	ConsoleActivitySubscriptions(ctx context.Context, apps []int64, all bool, limit int) ([]storage.ActivitySubscription, error)
+	DeleteActivitySubscriptions(ctx context.Context, appID int64, ids []int64) ([]int64, error)
 }
 
 // Notify tells the API replicas' credential caches about a change
@@ -93,6 +103,13 @@ type Config struct {
 	Usage UsageStore
 	// ResetState resets the sandbox (nil: no reset button).
 	ResetState ResetState
+	// OpenBlob reads a media object from the blob store (nil: no
+	// previews); a missing object is storage.ErrNotFound.
+	OpenBlob OpenBlob
+	// EndStreams tells every API replica to end the connections just
+	// marked for termination (nil: each replica's poll finds the marks
+	// within seconds).
+	EndStreams EndStreams
 	Now        func() time.Time
 }
 
@@ -121,8 +138,9 @@ func New(cfg Config) (*Server, error) {
 var Paths = []string{"/console", "/console/"}
 
 // ContentSecurityPolicy is the console's: the web tier's, plus scripts
-// (htmx) and its requests from the page's own origin only.
-const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+// (htmx) and its requests, and the media page's videos, from the page's
+// own origin only.
+const ContentSecurityPolicy = "default-src 'none'; style-src 'self'; img-src 'self'; media-src 'self'; script-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
 // Handler serves every console page behind the web tier's security headers.
 func (s *Server) Handler() http.Handler {
@@ -171,6 +189,16 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /console/state", s.page(s.statePage))
 	mux.HandleFunc("POST /console/state/reset", s.form(s.resetState))
 	s.adsRoutes(mux)
+
+	mux.HandleFunc("GET /console/posts", s.page(s.posts))
+	mux.HandleFunc("GET /console/media", s.page(s.mediaPage))
+	mux.HandleFunc("GET /console/media/uploads", s.page(s.mediaUploads))
+	mux.HandleFunc("GET /console/media/{media}/preview", s.page(s.mediaPreview))
+	mux.HandleFunc("GET /console/media/{media}/video", s.page(s.mediaVideo))
+	mux.HandleFunc("GET /console/streams", s.page(s.streamsPage))
+	mux.HandleFunc("POST /console/apps/{app}/streams/{conn}/kill", s.form(s.killStream))
+	mux.HandleFunc("GET /console/activity", s.page(s.activityPage))
+	mux.HandleFunc("POST /console/apps/{app}/activity/{sub}/delete", s.form(s.deleteActivity))
 	return web.SecureHeaders(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Security-Policy", ContentSecurityPolicy)
 		mux.ServeHTTP(w, r)

@@ -8,12 +8,14 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/ids"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -34,6 +36,8 @@ type fixture struct {
 	announced         atomic.Int64
 	faults            *faultsredis.Store
 	resets            atomic.Int64
+	blobs             *local.Store
+	ended             chan []string // the connections each Kill announced
 }
 
 func setup(t *testing.T) *fixture {
@@ -41,7 +45,11 @@ func setup(t *testing.T) *fixture {
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
 	rc, prefix := storagetest.RedisPrefix(t)
-	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:")}
+	blobs, err := local.New(local.Options{Dir: t.TempDir(), BaseURL: "http://blobs.invalid/blobs/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:"), blobs: blobs, ended: make(chan []string, 10)}
 	f.alice, f.aliceApp = f.userWithApp(t, "alice", "alice-app")
 	f.bob, f.bobApp = f.userWithApp(t, "bob", "bob-app")
 	f.admin = f.user(t, "root")
@@ -69,6 +77,11 @@ func setup(t *testing.T) *fixture {
 		ResetState: func(context.Context) (console.ResetResult, error) {
 			f.resets.Add(1)
 			return console.ResetResult{Surfaces: []string{"core", "ads", "events"}, Removed: 7, Cleared: []string{"faults"}}, nil
+		},
+		OpenBlob: f.openBlob,
+		EndStreams: func(_ context.Context, appID int64, conns []string) error {
+			f.ended <- append([]string{strconv.FormatInt(appID, 10)}, conns...)
+			return nil
 		}})
 	if err != nil {
 		t.Fatal(err)
