@@ -17,17 +17,17 @@ import (
 // keeps one job in flight per lane.
 type failoverLane struct {
 	bearer, jobType, body string
-	job, uploadURL     string // the job in flight ("" when idle)
-	accepted           bool   // its upload was answered 200
-	acceptedAt         time.Time
+	job, uploadURL        string // the job in flight ("" when idle)
+	accepted              bool   // its upload was answered 200
+	acceptedAt            time.Time
 }
 
 // failoverRun is what the workload saw.
 type failoverRun struct {
 	accepted, completed, refused int
-	firstAfterKill             time.Duration // kill -> first completion of a job accepted after it
-	longestGap                 time.Duration // the longest time without a completion
-	lastCompletion             time.Time
+	firstAfterKill               time.Duration // kill -> first completion of a job accepted after it
+	longestGap                   time.Duration // the longest time without a completion
+	lastCompletion               time.Time
 }
 
 // TestComplianceSurvivesSentinelFailover runs compliance jobs through an
