@@ -87,16 +87,16 @@ type stackOptions struct {
 	tls            *tlsFiles
 	driver         string // "local" or "s3"
 	workers        int
-	workerRedisURL string // override for workers (a proxy in failure tests)
-	// redisURL, if set, is the stack's AVIARY_REDIS_URL (a Redis Cluster or
-	// Sentinel of the test's own, docs/redis.md) instead of a database of
-	// the shared test Redis.
-	redisURL string
-	env      []string // extra settings for every process (later entries win)
+	workerRedisURL string   // override for workers (a proxy in failure tests)
+	env            []string // extra settings for every process (later entries win)
 	// publicHost, if set, replaces 127.0.0.1 in the public URLs the server
 	// is configured with (AVIARY_PUBLIC_URL, AVIARY_SANDBOX_PUBLIC_URL);
 	// the tests still call 127.0.0.1 (baseURL).
 	publicHost string
+	// redisURL, if set, is the stack's AVIARY_REDIS_URL (a Redis Cluster or
+	// Sentinel of the test's own, docs/redis.md) instead of a database of
+	// the shared test Redis.
+	redisURL string
 }
 
 func newStack(t testing.TB, opts stackOptions) *stack {
