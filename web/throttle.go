@@ -43,19 +43,23 @@ func (t *Throttle) keys(user, addr string) (string, string) {
 // calls Succeeded.
 func (t *Throttle) Attempt(ctx context.Context, user, addr string) (ok bool, retry time.Duration, err error) {
 	uk, ak := t.keys(user, addr)
-	pipe := t.rc.TxPipeline()
-	uc, ac := pipe.Incr(ctx, uk), pipe.Incr(ctx, ak)
-	pipe.ExpireNX(ctx, uk, LoginWindow)
-	pipe.ExpireNX(ctx, ak, LoginWindow)
-	ut, at := pipe.PTTL(ctx, uk), pipe.PTTL(ctx, ak)
-	if _, err := pipe.Exec(ctx); err != nil {
+	// One transaction per counter, not one for both: the two keys hash to
+	// different Redis Cluster slots (docs/redis.md). Both are still
+	// counted before the password is checked.
+	un, ut, err := count(ctx, t.rc, uk, LoginWindow)
+	if err != nil {
+		return false, 0, fmt.Errorf("web: reserve login attempt: %w", err)
+	}
+	an, at, err := count(ctx, t.rc, ak, LoginWindow)
+	if err != nil {
+		t.release(ctx, uk)
 		return false, 0, fmt.Errorf("web: reserve login attempt: %w", err)
 	}
 	switch {
-	case uc.Val() > LoginFailuresPerUser:
-		retry = ut.Val()
-	case ac.Val() > LoginFailuresPerAddress:
-		retry = at.Val()
+	case un > LoginFailuresPerUser:
+		retry = ut
+	case an > LoginFailuresPerAddress:
+		retry = at
 	default:
 		return true, 0, nil
 	}

@@ -28,12 +28,22 @@ func (w *Window) Size() time.Duration { return w.size }
 // Add counts one event for key and returns the key's count in the current
 // window and the time until the window ends.
 func (w *Window) Add(ctx context.Context, key string) (n int64, reset time.Duration, err error) {
-	pipe := w.rc.TxPipeline()
-	incr := pipe.Incr(ctx, w.prefix+key)
-	pipe.ExpireNX(ctx, w.prefix+key, w.size)
-	ttl := pipe.PTTL(ctx, w.prefix+key)
-	if _, err := pipe.Exec(ctx); err != nil {
+	n, reset, err = count(ctx, w.rc, w.prefix+key, w.size)
+	if err != nil {
 		return 0, 0, fmt.Errorf("web: count %s: %w", key, err)
+	}
+	return n, reset, nil
+}
+
+// count adds one to key in one transaction, starting a window of size with
+// the first, and returns the count and the time until the window ends.
+func count(ctx context.Context, rc redis.UniversalClient, key string, size time.Duration) (int64, time.Duration, error) {
+	pipe := rc.TxPipeline()
+	incr := pipe.Incr(ctx, key)
+	pipe.ExpireNX(ctx, key, size)
+	ttl := pipe.PTTL(ctx, key)
+	if _, err := pipe.Exec(ctx); err != nil {
+		return 0, 0, err
 	}
 	return incr.Val(), max(ttl.Val(), time.Millisecond), nil
 }

@@ -13,8 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
@@ -677,11 +675,10 @@ type announcer struct {
 }
 
 func newAnnouncer(cfg *config, stderr io.Writer) (*announcer, error) {
-	opts, err := redisOptions(cfg)
+	rc, err := redisClient(cfg)
 	if err != nil {
 		return nil, err
 	}
-	rc := redis.NewClient(opts)
 	return &announcer{pub: auth.NewPublisher(rc, auth.InvalidationChannel), close: func() { _ = rc.Close() }, stderr: stderr}, nil
 }
 

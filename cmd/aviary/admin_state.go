@@ -92,16 +92,43 @@ func stateClearers(rdb redis.UniversalClient) []state.Clearer {
 	}}}
 }
 
-// deleteKeys removes the keys matching the patterns (SCAN, then UNLINK).
+// deleteKeys removes the keys matching the patterns: SCAN, then UNLINK.
+// On Redis Cluster SCAN sees one node's keys only, so every master is
+// scanned; and a batch's keys hash to many slots, so each is unlinked on
+// its own (pipelined: one round trip per batch), never one multi-key
+// UNLINK, which a cluster refuses (CROSSSLOT).
 func deleteKeys(ctx context.Context, rdb redis.UniversalClient, patterns ...string) error {
+	if c, ok := rdb.(*redis.ClusterClient); ok {
+		return c.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+			return deleteKeysOn(ctx, node, patterns)
+		})
+	}
+	return deleteKeysOn(ctx, rdb, patterns)
+}
+
+// deleteScanBatch is how many keys a SCAN step asks for and one pipeline
+// of UNLINKs removes.
+const deleteScanBatch = 500
+
+func deleteKeysOn(ctx context.Context, rdb redis.UniversalClient, patterns []string) error {
+	unlink := func(p string, keys []string) error {
+		pipe := rdb.Pipeline()
+		for _, k := range keys {
+			pipe.Unlink(ctx, k)
+		}
+		if _, err := pipe.Exec(ctx); err != nil {
+			return fmt.Errorf("remove %s: %w", p, err)
+		}
+		return nil
+	}
 	for _, p := range patterns {
-		iter := rdb.Scan(ctx, 0, p, 500).Iterator()
+		iter := rdb.Scan(ctx, 0, p, deleteScanBatch).Iterator()
 		var batch []string
 		for iter.Next(ctx) {
 			batch = append(batch, iter.Val())
-			if len(batch) == 500 {
-				if err := rdb.Unlink(ctx, batch...).Err(); err != nil {
-					return fmt.Errorf("remove %s: %w", p, err)
+			if len(batch) == deleteScanBatch {
+				if err := unlink(p, batch); err != nil {
+					return err
 				}
 				batch = batch[:0]
 			}
@@ -110,8 +137,8 @@ func deleteKeys(ctx context.Context, rdb redis.UniversalClient, patterns ...stri
 			return fmt.Errorf("scan %s: %w", p, err)
 		}
 		if len(batch) > 0 {
-			if err := rdb.Unlink(ctx, batch...).Err(); err != nil {
-				return fmt.Errorf("remove %s: %w", p, err)
+			if err := unlink(p, batch); err != nil {
+				return err
 			}
 		}
 	}
@@ -181,9 +208,8 @@ func runStateCommand(ctx context.Context, cfg *config, db *postgres.DB, verb str
 // adminRedis connects to Redis for a reset; unreachable, it warns and the
 // reset clears the database only.
 func adminRedis(ctx context.Context, cfg *config, stderr io.Writer) (redis.UniversalClient, func()) {
-	opts, err := redisOptions(cfg)
+	rc, err := redisClient(cfg)
 	if err == nil {
-		rc := redis.NewClient(opts)
 		if err = rc.Ping(ctx).Err(); err == nil {
 			return rc, func() { _ = rc.Close() }
 		}

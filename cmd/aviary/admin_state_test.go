@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -190,3 +193,40 @@ func tablesOf(s string) string {
 }
 
 var _ state.Resetter = (*stateService)(nil)
+
+// TestDeleteKeysOnRedisCluster: a reset's key deletion reaches the keys of
+// every master of a Redis Cluster (SCAN sees one node's keys) and removes
+// keys of many slots (one multi-key UNLINK would be refused), leaving
+// other keys alone.
+func TestDeleteKeysOnRedisCluster(t *testing.T) {
+	ctx := context.Background()
+	rc := storagetest.RedisCluster(t).Client(t)
+	const n = 1200 // more than one SCAN batch per node
+	pipe := rc.Pipeline()
+	for i := 0; i < n; i++ {
+		pipe.Set(ctx, fmt.Sprintf("aviary:rl:rule:app:%d:0", i), 1, time.Hour)
+		pipe.Set(ctx, fmt.Sprintf("aviary:keep:%d", i), 1, time.Hour)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := deleteKeys(ctx, rc, "aviary:rl:*", "aviary:sandbox:rl:*"); err != nil {
+		t.Fatalf("deleteKeys: %v", err)
+	}
+	var left, kept int64
+	err := rc.ForEachMaster(ctx, func(ctx context.Context, node *redis.Client) error {
+		for pattern, count := range map[string]*int64{"aviary:rl:*": &left, "aviary:keep:*": &kept} {
+			iter := node.Scan(ctx, 0, pattern, 1000).Iterator()
+			for iter.Next(ctx) {
+				atomic.AddInt64(count, 1)
+			}
+			if err := iter.Err(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil || left != 0 || kept != n {
+		t.Fatalf("after deleteKeys: %d rate-limit keys left, %d other keys kept (%v); want 0 and %d", left, kept, err, n)
+	}
+}

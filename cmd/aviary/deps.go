@@ -63,17 +63,14 @@ func openBackends(ctx context.Context, cfg *config, log *slog.Logger) (*backends
 		b.Close()
 		return nil, err
 	}
-	var err error
-	if b.asynqRC, err = asynq.ParseRedisURI(cfg.RedisURL); err != nil {
-		b.Close()
-		return nil, fmt.Errorf("parse AVIARY_REDIS_URL: %w", err)
-	}
-	ropts, err := redisOptions(cfg)
+	conn, err := parseRedisURL(cfg.RedisURL)
 	if err != nil {
 		b.Close()
 		return nil, err
 	}
-	rc := redis.NewClient(ropts)
+	b.asynqRC = conn.asynq
+	conn.bound(cfg.DependencyTimeout)
+	rc := conn.client()
 	b.redis = rc
 	b.closers = append(b.closers, func() { rc.Close() })
 	if err := b.openBlobs(ctx, cfg, log); err != nil {
@@ -125,24 +122,6 @@ func openDatabase(ctx context.Context, url string, opts postgres.Options, wait t
 		}
 		backoff = min(2*backoff, 2*time.Second)
 	}
-}
-
-// redisOptions parses AVIARY_REDIS_URL and bounds every command: go-redis
-// honours context deadlines (the limiter's, the nonce check's, readiness')
-// and gives each dial, read, write and pool wait AVIARY_DEPENDENCY_TIMEOUT
-// unless the URL sets its own (dial_timeout=..., read_timeout=...).
-func redisOptions(cfg *config) (*redis.Options, error) {
-	opts, err := redis.ParseURL(cfg.RedisURL)
-	if err != nil {
-		return nil, fmt.Errorf("parse AVIARY_REDIS_URL: %w", err)
-	}
-	opts.ContextTimeoutEnabled = true
-	for _, d := range []*time.Duration{&opts.DialTimeout, &opts.ReadTimeout, &opts.WriteTimeout, &opts.PoolTimeout} {
-		if *d == 0 {
-			*d = cfg.DependencyTimeout
-		}
-	}
-	return opts, nil
 }
 
 func (b *backends) openBlobs(ctx context.Context, cfg *config, log *slog.Logger) error {

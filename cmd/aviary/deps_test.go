@@ -5,9 +5,13 @@ import (
 	"errors"
 	"io"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hibiken/asynq"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -87,14 +91,75 @@ func callWithWatchdog(call func(context.Context) error) (time.Duration, error) {
 // TestRedisOptions: the URL's own timeouts win over AVIARY_DEPENDENCY_TIMEOUT,
 // and deadlines are always honoured.
 func TestRedisOptions(t *testing.T) {
-	cfg := &config{RedisURL: "redis://127.0.0.1:6379/2?read_timeout=2s", DependencyTimeout: 300 * time.Millisecond}
-	opts, err := redisOptions(cfg)
+	conn, err := parseRedisURL("redis://127.0.0.1:6379/2?read_timeout=2s")
 	if err != nil {
 		t.Fatal(err)
 	}
+	d := 300 * time.Millisecond
+	conn.bound(d)
+	opts := conn.single
 	if !opts.ContextTimeoutEnabled || opts.DB != 2 || opts.ReadTimeout != 2*time.Second ||
-		opts.DialTimeout != cfg.DependencyTimeout || opts.WriteTimeout != cfg.DependencyTimeout || opts.PoolTimeout != cfg.DependencyTimeout {
+		opts.DialTimeout != d || opts.WriteTimeout != d || opts.PoolTimeout != d {
 		t.Errorf("options %+v", opts)
+	}
+	if a, ok := conn.asynq.(asynq.RedisClientOpt); !ok || a.Addr != "127.0.0.1:6379" || a.DB != 2 || a.ReadTimeout != 2*time.Second || a.DialTimeout != 0 {
+		t.Errorf("asynq options %+v: want the URL's own settings only", conn.asynq)
+	}
+}
+
+// TestRedisURLForms: every AVIARY_REDIS_URL form gives go-redis and asynq
+// the same servers (docs/redis.md).
+func TestRedisURLForms(t *testing.T) {
+	tests := []struct {
+		url     string
+		want    asynq.RedisConnOpt
+		wantErr string
+	}{
+		{url: "redis://:pw@10.0.0.1:6380/3", want: asynq.RedisClientOpt{Network: "tcp", Addr: "10.0.0.1:6380", Password: "pw", DB: 3}},
+		{url: "redis://u:pw@10.0.0.1:6380", want: asynq.RedisClientOpt{Network: "tcp", Addr: "10.0.0.1:6380", Username: "u", Password: "pw"}},
+		{url: "redis-sentinel://:spw@10.0.0.1:26379,10.0.0.2:26379,10.0.0.3:26379/4?master=mymaster&password=pw&dial_timeout=2s",
+			want: asynq.RedisFailoverClientOpt{MasterName: "mymaster", SentinelAddrs: []string{"10.0.0.1:26379", "10.0.0.2:26379", "10.0.0.3:26379"},
+				SentinelPassword: "spw", Password: "pw", DB: 4, DialTimeout: 2 * time.Second}},
+		{url: "redis-sentinel://10.0.0.1:26379?master_name=m", want: asynq.RedisFailoverClientOpt{MasterName: "m", SentinelAddrs: []string{"10.0.0.1:26379"}}},
+		{url: "redis-cluster://10.0.0.1:7000,10.0.0.2:7000,10.0.0.3:7000", want: asynq.RedisClusterClientOpt{Addrs: []string{"10.0.0.1:7000", "10.0.0.2:7000", "10.0.0.3:7000"}}},
+		{url: "redis-cluster://:pw@10.0.0.1:7000,10.0.0.2:7000/0?max_redirects=5",
+			want: asynq.RedisClusterClientOpt{Addrs: []string{"10.0.0.1:7000", "10.0.0.2:7000"}, Password: "pw", MaxRedirects: 5}},
+		{url: "redis-sentinel://10.0.0.1:26379,10.0.0.2:26379", wantErr: "master's name is missing"},
+		{url: "redis-cluster://10.0.0.1:7000/2", wantErr: "only database 0"},
+		{url: "redis-cluster://10.0.0.1:7000,,10.0.0.2:7000", wantErr: "empty address"},
+		{url: "redis-cluster://10.0.0.1:7000?bogus=1", wantErr: "unexpected option"},
+		{url: "memcache://10.0.0.1", wantErr: "unknown scheme"},
+		{url: "10.0.0.1:6379", wantErr: "no scheme"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.url, func(t *testing.T) {
+			conn, err := parseRedisURL(tt.url)
+			if tt.wantErr != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("err %v; want one mentioning %q", err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(conn.asynq, tt.want) {
+				t.Errorf("asynq option\n%#v\nwant\n%#v", conn.asynq, tt.want)
+			}
+			conn.bound(time.Second)
+			rc := conn.client()
+			defer rc.Close()
+			switch want := tt.want.(type) {
+			case asynq.RedisFailoverClientOpt:
+				if conn.failover == nil || conn.failover.MasterName != want.MasterName || !conn.failover.ContextTimeoutEnabled {
+					t.Errorf("failover options %+v", conn.failover)
+				}
+			case asynq.RedisClusterClientOpt:
+				if _, ok := rc.(*redis.ClusterClient); !ok || !reflect.DeepEqual(conn.cluster.Addrs, want.Addrs) || conn.cluster.ReadTimeout != time.Second {
+					t.Errorf("cluster client %T options %+v", rc, conn.cluster)
+				}
+			}
+		})
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -181,10 +182,25 @@ func (s *stack) waitJob(id string, timeout time.Duration) map[string]any {
 	}
 }
 
+// TestComplianceEndToEnd runs the compliance flow on both blob drivers,
+// and on a Redis Cluster and a Redis Sentinel set of the test's own
+// (docs/redis.md).
 func TestComplianceEndToEnd(t *testing.T) {
-	for _, driver := range []string{"s3", "local"} {
-		t.Run(driver, func(t *testing.T) {
-			s := newStack(t, stackOptions{driver: driver, workers: 1})
+	for _, tc := range []struct {
+		name, driver string
+		redisURL     func(testing.TB) string // nil: the shared test Redis
+	}{
+		{name: "s3", driver: "s3"},
+		{name: "local", driver: "local"},
+		{name: "redis-cluster", driver: "local", redisURL: func(t testing.TB) string { return storagetest.RedisCluster(t).URL() }},
+		{name: "redis-sentinel", driver: "local", redisURL: func(t testing.TB) string { return storagetest.RedisSentinel(t).URL(0) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := stackOptions{driver: tc.driver, workers: 1}
+			if tc.redisURL != nil {
+				opts.redisURL = tc.redisURL(t)
+			}
+			s := newStack(t, opts)
 			w := buildWorld(s)
 			t.Run("tweets", func(t *testing.T) { checkTweetsJob(t, s, w) })
 			t.Run("users", func(t *testing.T) { checkUsersJob(t, s, w) })

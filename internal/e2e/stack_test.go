@@ -93,19 +93,30 @@ type stackOptions struct {
 	// is configured with (AVIARY_PUBLIC_URL, AVIARY_SANDBOX_PUBLIC_URL);
 	// the tests still call 127.0.0.1 (baseURL).
 	publicHost string
+	// redisURL, if set, is the stack's AVIARY_REDIS_URL (a Redis Cluster or
+	// Sentinel of the test's own, docs/redis.md) instead of a database of
+	// the shared test Redis.
+	redisURL string
 }
 
 func newStack(t testing.TB, opts stackOptions) *stack {
 	t.Helper()
+	if opts.redisURL != "" {
+		return newStackWithRedisDB(t, opts, -1)
+	}
 	_, redisDB := storagetest.RedisDB(t)
 	return newStackWithRedisDB(t, opts, redisDB)
 }
 
-// newStackWithRedisDB builds a stack on an already claimed Redis database.
+// newStackWithRedisDB builds a stack on an already claimed Redis database
+// (unused when opts.redisURL is set).
 func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	t.Helper()
 	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t), client: http.DefaultClient}
-	addr := storagetest.RedisAddr()
+	redisURL := fmt.Sprintf("redis://%s/%d", storagetest.RedisAddr(), redisDB)
+	if opts.redisURL != "" {
+		redisURL = opts.redisURL
+	}
 	port := freePort(t)
 	scheme := "http"
 	if opts.tls != nil {
@@ -119,7 +130,7 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 		fmt.Sprintf("AVIARY_SANDBOX_ADDR=127.0.0.1:%d", sandboxPort),
 		"AVIARY_SANDBOX_PUBLIC_URL=" + publicURL(s.sandboxURL, opts.publicHost),
 		"AVIARY_DATABASE_URL=" + s.dbURL,
-		fmt.Sprintf("AVIARY_REDIS_URL=redis://%s/%d", addr, redisDB),
+		"AVIARY_REDIS_URL=" + redisURL,
 		fmt.Sprintf("AVIARY_HTTP_ADDR=127.0.0.1:%d", port),
 		"AVIARY_PUBLIC_URL=" + publicURL(s.baseURL, opts.publicHost),
 		"AVIARY_RECONCILE_INTERVAL=200ms",

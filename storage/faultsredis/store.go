@@ -2,7 +2,10 @@
 // docs/faults.md) in Redis, so every API replica and worker sees the same
 // faults and counts their hits in one place. Under the deployment's
 // prefix: a hash of the faults' definitions (id -> JSON), a hash of the
-// hits (id -> n) and a hash of what is left of counted faults (id -> n).
+// hits (id -> n) and a hash of what is left of counted faults (id -> n),
+// prefix{faults}:defs, :hits and :left. The hash tag {faults} puts the
+// three in one Redis Cluster slot: the script and the transactions below
+// use them together (docs/redis.md).
 // Counting a hit and taking one of a counted fault's requests is one
 // script, so "the next N requests" holds across replicas.
 package faultsredis
@@ -26,6 +29,10 @@ import (
 // DefaultPrefix is the key prefix of a deployment's faults.
 const DefaultPrefix = "aviary:faults:"
 
+// hashTag follows the prefix in every key of a Store, so Redis Cluster
+// hashes them all to one slot.
+const hashTag = "{faults}:"
+
 // Store is the faults in Redis.
 type Store struct {
 	rdb    redis.UniversalClient
@@ -41,7 +48,8 @@ func New(rdb redis.UniversalClient, prefix string) *Store {
 	if prefix == "" {
 		prefix = DefaultPrefix
 	}
-	return &Store{rdb: rdb, defs: prefix + "defs", hits: prefix + "hits", left: prefix + "left", now: time.Now, random: mrand.Float64}
+	tagged := prefix + hashTag
+	return &Store{rdb: rdb, defs: tagged + "defs", hits: tagged + "hits", left: tagged + "left", now: time.Now, random: mrand.Float64}
 }
 
 // Create stores f under a new id (f must be normalized).

@@ -31,9 +31,10 @@ func mustCreate(t *testing.T, s *Store, f faults.Fault) faults.Fault {
 	return out
 }
 
-func TestHitCountsAndUsesUp(t *testing.T) {
+func TestHitCountsAndUsesUp(t *testing.T) { checkHitCountsAndUsesUp(t, newStore(t)) }
+
+func checkHitCountsAndUsesUp(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	counted := mustCreate(t, s, faults.Fault{AppID: 1, Effect: faults.Effect{Kind: faults.Status, Status: 503}, Count: 2})
 	open := mustCreate(t, s, faults.Fault{Effect: faults.Effect{Kind: faults.Status, Status: 500}})
 	tests := []struct {
@@ -67,9 +68,10 @@ func TestHitCountsAndUsesUp(t *testing.T) {
 	}
 }
 
-func TestTakeAndClear(t *testing.T) {
+func TestTakeAndClear(t *testing.T) { checkTakeAndClear(t, newStore(t)) }
+
+func checkTakeAndClear(t *testing.T, s *Store) {
 	ctx := context.Background()
-	s := newStore(t)
 	mustCreate(t, s, faults.Fault{AppID: 1, Effect: faults.Effect{Kind: faults.CRCTimeout}, Count: 1})
 	mustCreate(t, s, faults.Fault{AppID: 2, Effect: faults.Effect{Kind: faults.MediaFailure}, Count: 1})
 	steps := []struct {
@@ -121,5 +123,31 @@ func TestListKeepsCreationOrder(t *testing.T) {
 		if f.ID != made[i] || f.Effect.Status != 500+i {
 			t.Errorf("position %d: fault %s (%d), want %s", i, f.ID, f.Effect.Status, made[i])
 		}
+	}
+}
+
+// TestStoreOnRedisCluster runs the store on a three-node Redis Cluster:
+// the hit script and the transactions use the three hashes together, which
+// a cluster allows only in one slot (the {faults} hash tag).
+func TestStoreOnRedisCluster(t *testing.T) {
+	rc := storagetest.RedisCluster(t).Client(t)
+	for name, check := range map[string]func(*testing.T, *Store){
+		"hits": checkHitCountsAndUsesUp, "take and clear": checkTakeAndClear,
+	} {
+		t.Run(name, func(t *testing.T) {
+			s := New(rc, "t:"+name+":")
+			slots := map[int64]bool{}
+			for _, k := range []string{s.defs, s.hits, s.left} {
+				slot, err := rc.ClusterKeySlot(context.Background(), k).Result()
+				if err != nil {
+					t.Fatal(err)
+				}
+				slots[slot] = true
+			}
+			if len(slots) != 1 {
+				t.Fatalf("the store's keys hash to slots %v; want one", slots)
+			}
+			check(t, s)
+		})
 	}
 }
