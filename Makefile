@@ -4,6 +4,7 @@
 #   make test       what CI runs (.ci/run): deps (+ Chromium) + tools, go vet, go test
 #   make lint       gofmt check + go vet
 #   make bench      scripts/bench
+#   make load       scripts/load: a fixed-rate mix for 10 minutes on its own stack (docs/load.md)
 #   make tools      build the MinIO binary the tests use (minutes, once)
 #   make docker-up  the whole stack in Docker Compose
 #
@@ -42,6 +43,8 @@ GO             ?= go
 GOFMT          ?= gofmt
 DOCKER_COMPOSE ?= docker compose
 BENCH_CMD      ?= bash scripts/bench
+# Flags of scripts/load, e.g. make load LOAD_FLAGS='-rate 60 -duration 2m -out var/load.md'.
+LOAD_FLAGS     ?=
 DEPS_CMD       ?= bash scripts/ensure-deps
 
 # Where the tests look for helper binaries (MinIO); exported so the tests and
@@ -77,7 +80,7 @@ AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
 AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
 RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
-.PHONY: build deps deps-test tools run test lint bench docker-up clean help
+.PHONY: build deps deps-test tools run test lint bench load docker-up clean help
 
 build:
 	$(GO) build -ldflags "-X main.version=$(AVIARY_VERSION)" -o $(AVIARY_BIN) ./cmd/aviary
@@ -158,6 +161,11 @@ lint:
 
 bench: deps tools
 	$(BENCH_CMD)
+
+# The load test (issue 32, docs/load.md) on a stack of its own: an isolated
+# database, Redis database and blob directory, the binary built above.
+load: deps build
+	$(GO) run ./scripts/load -bin $(AVIARY_BIN) $(LOAD_FLAGS)
 
 docker-up:
 	$(DOCKER_COMPOSE) up --build

@@ -10,6 +10,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log"
 	"net/url"
 	"os"
 	"sync"
@@ -56,14 +57,32 @@ func NewDatabaseURL(t testing.TB) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	admin := connectAdmin(ctx, t)
+	dbURL, drop, err := CreateDatabase(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(drop)
+	return dbURL
+}
+
+// CreateDatabase is NewDatabaseURL for programs that are not tests
+// (scripts/load): an empty database on the test server, its URL, and drop,
+// which removes it.
+func CreateDatabase(ctx context.Context) (dbURL string, drop func(), err error) {
+	admin, err := pgx.Connect(ctx, AdminDatabaseURL())
+	if err != nil {
+		return "", nil, fmt.Errorf("connect to test PostgreSQL %s: %w (is it running? make deps starts it)", AdminDatabaseURL(), err)
+	}
 	defer admin.Close(context.WithoutCancel(ctx))
 	name := newDatabaseName()
 	if _, err := admin.Exec(ctx, "CREATE DATABASE "+quote(name)); err != nil {
-		t.Fatalf("create test database: %v", err)
+		return "", nil, fmt.Errorf("create test database: %w", err)
 	}
-	t.Cleanup(func() { dropDatabase(t, name) })
-	return databaseURL(t, name)
+	dbURL, err = urlFor(name)
+	if err != nil {
+		return "", nil, fmt.Errorf("storagetest: %w", err)
+	}
+	return dbURL, func() { dropDatabaseLogged(name, log.Printf) }, nil
 }
 
 // NewDB creates a migrated database for this test and returns the store and
@@ -213,17 +232,19 @@ func parseAdminURL() (*url.URL, error) {
 	return u, nil
 }
 
-func dropDatabase(t testing.TB, name string) {
+func dropDatabase(t testing.TB, name string) { dropDatabaseLogged(name, t.Logf) }
+
+func dropDatabaseLogged(name string, logf func(string, ...any)) {
 	ctx, cancel := context.WithTimeout(context.Background(), dropDatabaseTimeout)
 	defer cancel()
 	admin, err := pgx.Connect(ctx, AdminDatabaseURL())
 	if err != nil {
-		t.Logf("drop test database %s: %v", name, err)
+		logf("drop test database %s: %v", name, err)
 		return
 	}
 	defer admin.Close(ctx)
 	if _, err := admin.Exec(ctx, "DROP DATABASE IF EXISTS "+quote(name)+" WITH (FORCE)"); err != nil {
-		t.Logf("drop test database %s: %v", name, err)
+		logf("drop test database %s: %v", name, err)
 	}
 }
 

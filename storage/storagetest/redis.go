@@ -24,24 +24,33 @@ const claimKey = "aviary:test:claim"
 // The database is flushed when claimed and when released.
 func RedisDB(t testing.TB) (addr string, db int) {
 	t.Helper()
-	ctx := context.Background()
-	deadline := time.Now().Add(3 * time.Minute)
+	addr, db, release, err := ClaimRedisDB(context.Background(), 3*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(release)
+	return addr, db
+}
+
+// ClaimRedisDB is RedisDB for programs that are not tests (scripts/load):
+// it claims a free logical database (1-15) within wait and returns release,
+// which empties it and gives it back.
+func ClaimRedisDB(ctx context.Context, wait time.Duration) (addr string, db int, release func(), err error) {
+	deadline := time.Now().Add(wait)
 	owner := RandomSuffix(8)
 	for time.Now().Before(deadline) {
 		for n := 1; n <= 15; n++ {
 			ok, err := claimRedisDB(ctx, n, owner)
 			if err != nil {
-				t.Fatal(err)
+				return "", 0, nil, err
 			}
 			if ok {
-				t.Cleanup(func() { releaseRedisDB(n, owner) })
-				return RedisAddr(), n
+				return RedisAddr(), n, func() { releaseRedisDB(n, owner) }, nil
 			}
 		}
 		time.Sleep(250 * time.Millisecond)
 	}
-	t.Fatalf("no free Redis database on %s after 3 minutes", RedisAddr())
-	return "", 0
+	return "", 0, nil, fmt.Errorf("no free Redis database on %s after %s", RedisAddr(), wait)
 }
 
 // claimRedisDB takes database n for owner if it is free, and empties it.

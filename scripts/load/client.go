@@ -1,0 +1,176 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/aviary-dev/aviary/api/auth"
+)
+
+// client builds the load's requests: app-only (bearer) or user context
+// (OAuth 1.0a signed at the moment a target is made, so every nonce is
+// fresh), and performs the few setup calls outside the attack.
+type client struct {
+	base    string
+	creds   creds
+	bearers []string // the demo app's first
+	http    *http.Client
+}
+
+func newClient(s *stack) *client {
+	bearers := s.bearers
+	if len(bearers) == 0 {
+		bearers = []string{s.creds.BearerToken}
+	}
+	return &client{base: s.baseURL, creds: s.creds, bearers: bearers, http: &http.Client{Timeout: 60 * time.Second}}
+}
+
+// bearer is an app-only target of the demo app.
+func (c *client) bearer(method, url string, body []byte, ctype string) vegeta.Target {
+	return c.bearerOf(c.bearers[0], method, url, body, ctype)
+}
+
+// bearerOf is an app-only target with the given token.
+func (c *client) bearerOf(token, method, url string, body []byte, ctype string) vegeta.Target {
+	h := http.Header{"Authorization": {"Bearer " + token}}
+	if ctype != "" {
+		h.Set("Content-Type", ctype)
+	}
+	return vegeta.Target{Method: method, URL: url, Body: body, Header: h}
+}
+
+// user is a target signed with the demo user's OAuth 1.0a access token.
+func (c *client) user(method, url string, body []byte, ctype string) (vegeta.Target, error) {
+	req, err := http.NewRequest(method, url, bytes.NewReader(body))
+	if err != nil {
+		return vegeta.Target{}, fmt.Errorf("build %s %s: %w", method, url, err)
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	cr := c.creds
+	if err := auth.SignRequest(req, c.base, cr.ConsumerKey, cr.ConsumerSecret, cr.AccessToken, cr.AccessTokenSecret, time.Now(), ""); err != nil {
+		return vegeta.Target{}, fmt.Errorf("sign %s %s: %w", method, url, err)
+	}
+	return vegeta.Target{Method: method, URL: url, Body: body, Header: req.Header}, nil
+}
+
+// do performs one target outside the attack and decodes its JSON answer.
+func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) error {
+	req, err := t.Request()
+	if err != nil {
+		return err
+	}
+	resp, err := c.http.Do(req.WithContext(ctx))
+	if err != nil {
+		return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		return fmt.Errorf("%s %s: %d %s", t.Method, t.URL, resp.StatusCode, b)
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return fmt.Errorf("%s %s: decode: %w", t.Method, t.URL, err)
+	}
+	return nil
+}
+
+// createPost posts text as the demo user and returns the new post's id.
+func (c *client) createPost(ctx context.Context, text string) (string, error) {
+	body, _ := json.Marshal(map[string]string{"text": text})
+	t, err := c.user(http.MethodPost, c.base+"/2/tweets", body, "application/json")
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.do(ctx, t, http.StatusCreated, &out); err != nil {
+		return "", err
+	}
+	return out.Data.ID, nil
+}
+
+// doNotReachList creates the ad account's do-not-reach list (one per
+// account) and returns its id.
+func (c *client) doNotReachList(ctx context.Context) (string, error) {
+	t, err := c.user(http.MethodPost, c.base+"/12/accounts/"+c.creds.AdsAccountID+"/do_not_reach_lists", nil, "")
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.do(ctx, t, http.StatusOK, &out); err != nil {
+		return "", err
+	}
+	return out.Data.ID, nil
+}
+
+// complianceJob creates a tweets compliance job and uploads ids to it; it
+// returns the job's id.
+func (c *client) complianceJob(ctx context.Context, bearer string, ids []byte) (string, error) {
+	var job jobAnswer
+	t := c.bearerOf(bearer, http.MethodPost, c.base+"/2/compliance/jobs", []byte(`{"type":"tweets","name":"load"}`), "application/json")
+	if err := c.do(ctx, t, http.StatusOK, &job); err != nil {
+		return "", err
+	}
+	up := vegeta.Target{Method: http.MethodPut, URL: job.Data.UploadURL, Body: ids, Header: http.Header{"Content-Type": {"text/plain"}}}
+	if err := c.do(ctx, up, http.StatusOK, nil); err != nil {
+		return "", err
+	}
+	return job.Data.ID, nil
+}
+
+type jobAnswer struct {
+	Data struct {
+		ID        string `json:"id"`
+		UploadURL string `json:"upload_url"`
+	} `json:"data"`
+}
+
+// ring holds the newest post ids the reads pick from.
+type ring struct {
+	mu  sync.Mutex
+	ids []string
+	n   int
+}
+
+func newRing(size int) *ring { return &ring{ids: make([]string, 0, size)} }
+
+func (r *ring) add(id string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.ids) < cap(r.ids) {
+		r.ids = append(r.ids, id)
+	} else {
+		r.ids[r.n%len(r.ids)] = id
+	}
+	r.n++
+}
+
+// pick returns the i-th id modulo the ring ("" while empty).
+func (r *ring) pick(i uint64) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.ids) == 0 {
+		return ""
+	}
+	return r.ids[i%uint64(len(r.ids))]
+}
