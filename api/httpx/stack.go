@@ -70,7 +70,7 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 		fe.Limit.Requests = rule.Limit // as scaled
 		h = s.Faults.Wrap(fe, s.limitHeaders(rule, e.Limit, limited), h)
 	}
-	return s.Auth.Middleware(e.Auth)(h)
+	return s.Auth.Middleware(e.Auth)(noteApp(h))
 }
 
 // limits registers rule and the rules of also and returns the middleware
