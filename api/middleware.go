@@ -138,7 +138,9 @@ type statusRecorder struct {
 func (rec *statusRecorder) NoteApp(app int64) { rec.app = app }
 
 // NoteProblem keeps the problem of an error answer.
-func (rec *statusRecorder) NoteProblem(typeURI, title string) { rec.problemType, rec.title = typeURI, title }
+func (rec *statusRecorder) NoteProblem(typeURI, title string) {
+	rec.problemType, rec.title = typeURI, title
+}
 
 func (rec *statusRecorder) WriteHeader(code int) {
 	if rec.status == 0 {

@@ -21,6 +21,7 @@ func addConsoleMounts(cfg *config, b *backends, kit *web.Kit, pub *auth.Publishe
 			OAuth2Revoked: pub.OAuth2Revoked, UserChanged: pub.UserChanged},
 		Queues: consoleQueues(queues),
 		Faults: sandbox.faults, ResetState: sandbox.reset, Usage: b.apiDB,
+		Ops: sandbox.ops, RateLimits: sandbox.rateLimits,
 	})
 	if err != nil {
 		return err

@@ -14,6 +14,9 @@ import (
 type sandboxDeps struct {
 	faults console.Faults
 	reset  console.ResetState
+	// ops and rateLimits feed the operations pages (console_ops.go).
+	ops        console.Ops
+	rateLimits console.RateLimits
 }
 
 // consoleSandbox gives the console the faults store of /_aviary/faults

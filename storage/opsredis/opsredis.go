@@ -59,7 +59,9 @@ func (s *Store) reqKey(app string, minute int64) string {
 	return s.prefix + "req:" + app + ":" + strconv.FormatInt(minute, 10)
 }
 
-func (s *Store) jobsKey(minute int64) string { return s.prefix + "jobs:" + strconv.FormatInt(minute, 10) }
+func (s *Store) jobsKey(minute int64) string {
+	return s.prefix + "jobs:" + strconv.FormatInt(minute, 10)
+}
 
 // batch is what a Recorder writes at once.
 type batch struct {

@@ -16,6 +16,7 @@ import (
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/opsredis"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/web"
@@ -34,6 +35,8 @@ type fixture struct {
 	announced         atomic.Int64
 	faults            *faultsredis.Store
 	resets            atomic.Int64
+	ops               *opsredis.Store
+	limits            []console.RateLimit // what the fake limiter holds
 }
 
 func setup(t *testing.T) *fixture {
@@ -41,7 +44,7 @@ func setup(t *testing.T) *fixture {
 	ctx := t.Context()
 	db, _ := storagetest.NewDB(t)
 	rc, prefix := storagetest.RedisPrefix(t)
-	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:")}
+	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:"), ops: opsredis.New(rc, prefix+"ops:")}
 	f.alice, f.aliceApp = f.userWithApp(t, "alice", "alice-app")
 	f.bob, f.bobApp = f.userWithApp(t, "bob", "bob-app")
 	f.admin = f.user(t, "root")
@@ -65,7 +68,7 @@ func setup(t *testing.T) *fixture {
 		Queues: func(context.Context) ([]console.Queue, error) {
 			return []console.Queue{{Name: "media", Size: 3, Pending: 2, Active: 1}, {Name: "compliance"}}, nil
 		}, QueueDashboard: true,
-		Faults: f.faults, Usage: db,
+		Faults: f.faults, Usage: db, Ops: f.ops, RateLimits: f.rateLimits,
 		ResetState: func(context.Context) (console.ResetResult, error) {
 			f.resets.Add(1)
 			return console.ResetResult{Surfaces: []string{"core", "ads", "events"}, Removed: 7, Cleared: []string{"faults"}}, nil
