@@ -128,6 +128,18 @@ type statusRecorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
+	// app, problemType and title are what the request recorder keeps
+	// (httpx.AppNoter, apierr.ProblemNoter).
+	app                int64
+	problemType, title string
+}
+
+// NoteApp keeps the app the request was authenticated for.
+func (rec *statusRecorder) NoteApp(app int64) { rec.app = app }
+
+// NoteProblem keeps the problem of an error answer.
+func (rec *statusRecorder) NoteProblem(typeURI, title string) {
+	rec.problemType, rec.title = typeURI, title
 }
 
 func (rec *statusRecorder) WriteHeader(code int) {
@@ -166,6 +178,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		elapsed := end.Sub(start)
 		s.metrics.observe(r.Method, route, rec.status, elapsed)
 		s.logRequest(r, route, rec, end, elapsed)
+		s.recordOps(w, r, rec, end)
 	})
 }
 

@@ -63,6 +63,9 @@ type Deps struct {
 	// Faults serves /_aviary/faults and injects the faults into every
 	// endpoint (docs/faults.md); nil: no faults.
 	Faults *faults.Module
+	// Ops records the answers for the console's operations pages (request
+	// counts, recent errors); nil records nothing.
+	Ops OpsRecorder
 	// Sandbox makes this the ads sandbox listener: only the ads features
 	// are served, and they see sandbox accounts only (adsx.Sandbox).
 	Sandbox bool

@@ -81,7 +81,7 @@ func outcome(a attempt, err error) string {
 
 // observe logs and counts every run, with the task id in the context so
 // the handler's own records carry it.
-func observe(log *slog.Logger, m *taskMetrics, next asynq.Handler) asynq.Handler {
+func observe(log *slog.Logger, m *taskMetrics, jobs JobCounter, next asynq.Handler) asynq.Handler {
 	return asynq.HandlerFunc(func(ctx context.Context, t *asynq.Task) error {
 		a := attemptOf(ctx)
 		ctx = logctx.With(ctx, slog.String("task_id", a.taskID), slog.String("task_type", t.Type()))
@@ -91,6 +91,10 @@ func observe(log *slog.Logger, m *taskMetrics, next asynq.Handler) asynq.Handler
 		out := outcome(a, err)
 		m.runs.WithLabelValues(t.Type(), out).Inc()
 		m.duration.WithLabelValues(t.Type()).Observe(elapsed.Seconds())
+		if jobs != nil {
+			q, _ := asynq.GetQueueName(ctx)
+			jobs.Job(q, err != nil, time.Now())
+		}
 		log.Log(ctx, runLevel(out, err), "task run", "outcome", out, "attempt", a.retried+1, "seconds", elapsed.Seconds(), "err", err)
 		return err
 	})

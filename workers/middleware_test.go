@@ -104,7 +104,7 @@ func TestMiddlewareOnRealServer(t *testing.T) {
 			log := slog.New(slog.DiscardHandler)
 			m := newTaskMetrics(reg)
 			mux := asynq.NewServeMux()
-			mux.Handle("test:scripted", observe(log, m, finalFailure(tc.h, recoverPanics(tc.h))))
+			mux.Handle("test:scripted", observe(log, m, nil, finalFailure(tc.h, recoverPanics(tc.h))))
 			addr, db := storagetest.RedisDB(t)
 			opt := asynq.RedisClientOpt{Addr: addr, DB: db}
 			srv := asynq.NewServer(opt, asynq.Config{Concurrency: 1, Logger: slogAdapter{log}, LogLevel: asynq.FatalLevel,

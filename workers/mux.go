@@ -1,6 +1,8 @@
 package workers
 
 import (
+	"time"
+
 	"context"
 	"log/slog"
 
@@ -46,8 +48,17 @@ type Deps struct {
 	// (docs/outages.md).
 	Hold   *sweep.Hold
 	Logger *slog.Logger
+	// Jobs counts the runs per queue and minute for the console's charts
+	// (storage/opsredis.Recorder); nil counts none.
+	Jobs JobCounter
 	// Registerer receives the task metrics (nil: a private registry).
 	Registerer prometheus.Registerer
+}
+
+// JobCounter counts one task run of queue that ended at (failed: with an
+// error), as asynq's processed and failed counts do.
+type JobCounter interface {
+	Job(queue string, failed bool, at time.Time)
 }
 
 // route is one task type and its handler.
@@ -109,7 +120,7 @@ func NewMux(d Deps) *asynq.ServeMux {
 			h = d.Hold.Wrap(h)
 		}
 		h = finalFailure(r.handler, h)
-		mux.Handle(r.taskType, observe(d.Logger, m, h))
+		mux.Handle(r.taskType, observe(d.Logger, m, d.Jobs, h))
 	}
 	return mux
 }

@@ -63,6 +63,7 @@ func (w Writer) Write(rw http.ResponseWriter, r *http.Request, err error) {
 	for k, vs := range apiErr.Header {
 		rw.Header()[k] = vs
 	}
+	noteProblem(rw, w, apiErr)
 	if EnvelopeOf(r.Context()) == Ads {
 		writeJSON(rw, "application/json; charset=utf-8", apiErr.Status, adsBody(apiErr, r))
 		return
@@ -164,4 +165,26 @@ func writeJSON(rw http.ResponseWriter, contentType string, status int, body any)
 	enc := json.NewEncoder(rw)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(body)
+}
+
+// ProblemNoter is a ResponseWriter that wants to know the problem an error
+// answer carries (the API's recorder of recent errors).
+type ProblemNoter interface {
+	NoteProblem(typeURI, title string)
+}
+
+// noteProblem tells the first ProblemNoter among rw and the writers it
+// wraps e's type and title.
+func noteProblem(rw http.ResponseWriter, w Writer, e *Error) {
+	for u := rw; u != nil; {
+		if n, ok := u.(ProblemNoter); ok {
+			n.NoteProblem(w.TypeURI(e.Slug), e.Title)
+			return
+		}
+		x, ok := u.(interface{ Unwrap() http.ResponseWriter })
+		if !ok {
+			return
+		}
+		u = x.Unwrap()
+	}
 }

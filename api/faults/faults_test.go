@@ -272,3 +272,58 @@ func lastStreamLine(t *testing.T, b *apitest.Bundle, route string) string {
 	}
 	return last
 }
+
+// TestFaultsCarryRateLimitHeaders: an injected failure other than the 429
+// carries the endpoint's x-rate-limit-* as they stand, as the platform's
+// answers of a rate-limited endpoint do, and costs no quota; the injected
+// 429's own headers (nothing remaining) win.
+func TestFaultsCarryRateLimitHeaders(t *testing.T) {
+	b, _ := setup(t)
+	me := "/2/users/" + strconv.FormatInt(b.User.ID, 10)
+	served := get(t, b, me, b.Bearer)
+	if served.Status != http.StatusOK || served.Header.Get("x-rate-limit-limit") == "" {
+		t.Fatalf("served: %d %v", served.Status, served.Header)
+	}
+	limit, reset := served.Header.Get("x-rate-limit-limit"), served.Header.Get("x-rate-limit-reset")
+	remaining := served.Header.Get("x-rate-limit-remaining")
+	tests := []struct {
+		name      string
+		effect    map[string]any
+		status    int
+		remaining string
+	}{
+		{"503", map[string]any{"type": "status", "status": 503}, 503, remaining},
+		{"500", map[string]any{"type": "status", "status": 500}, 500, remaining},
+		{"usage-capped", map[string]any{"type": "usage_capped"}, 429, remaining},
+		{"CreditsDepleted", map[string]any{"type": "credits_depleted"}, 402, remaining},
+		{"404", map[string]any{"type": "status", "status": 404}, 404, remaining},
+		{"429 keeps its own", map[string]any{"type": "status", "status": 429}, 429, "0"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			create(t, b, b.Bearer, map[string]any{"match": map[string]any{"method": "GET", "route": "/2/users/{id}"},
+				"effect": tt.effect, "count": 1})
+			r := get(t, b, me, b.Bearer)
+			if r.Status != tt.status {
+				t.Fatalf("status %d, want %d: %s", r.Status, tt.status, r.Raw)
+			}
+			if got := r.Header.Get("x-rate-limit-limit"); got != limit {
+				t.Errorf("x-rate-limit-limit %q, want %q", got, limit)
+			}
+			if got := r.Header.Get("x-rate-limit-remaining"); got != tt.remaining {
+				t.Errorf("x-rate-limit-remaining %q, want %q", got, tt.remaining)
+			}
+			if tt.status != 429 || tt.remaining != "0" {
+				if got := r.Header.Get("x-rate-limit-reset"); got != reset {
+					t.Errorf("x-rate-limit-reset %q, want %q", got, reset)
+				}
+			}
+		})
+	}
+	// the faults charged nothing: the second served request leaves two
+	// less than the limit
+	r := get(t, b, me, b.Bearer)
+	if want, _ := strconv.Atoi(limit); r.Header.Get("x-rate-limit-remaining") != strconv.Itoa(want-2) {
+		t.Errorf("after the faults: remaining %q, limit %s", r.Header.Get("x-rate-limit-remaining"), limit)
+	}
+}

@@ -147,7 +147,7 @@ func (m *Module) refresh() {
 
 // Wrap is the hook (httpx.Injector): next unless a fault applies to the
 // request. Aviary's own endpoints (/_aviary/) are never faulted.
-func (m *Module) Wrap(e httpx.Endpoint, next http.Handler) http.Handler {
+func (m *Module) Wrap(e httpx.Endpoint, limits httpx.LimitHeaders, next http.Handler) http.Handler {
 	method, pattern := faults.SplitPattern(e.Pattern)
 	if strings.HasPrefix(pattern, "/_aviary/") {
 		return next
@@ -164,7 +164,7 @@ func (m *Module) Wrap(e httpx.Endpoint, next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		m.apply(w, r, f, limit, next)
+		m.apply(w, r, f, limit, limits, next)
 	})
 }
 
@@ -191,7 +191,7 @@ func (m *Module) pick(r *http.Request, fs []faults.Fault, req faults.Request) (f
 }
 
 // apply does what f says to the request.
-func (m *Module) apply(w http.ResponseWriter, r *http.Request, f faults.Fault, limit int, next http.Handler) {
+func (m *Module) apply(w http.ResponseWriter, r *http.Request, f faults.Fault, limit int, limits httpx.LimitHeaders, next http.Handler) {
 	m.Logger.InfoContext(r.Context(), "fault applied", "fault", f.ID, "type", f.Effect.Kind, "path", r.URL.Path)
 	if d := time.Duration(f.Effect.LatencyMS) * time.Millisecond; d > 0 {
 		t := time.NewTimer(d)
@@ -209,8 +209,24 @@ func (m *Module) apply(w http.ResponseWriter, r *http.Request, f faults.Fault, l
 		after := time.Duration(f.Effect.AfterMS) * time.Millisecond
 		next.ServeHTTP(w, r.WithContext(httpx.WithStreamEnd(r.Context(), after)))
 	default:
-		m.Errors.Write(w, r, Answer(f, limit, m.Clock(), appOf(r)))
+		m.Errors.Write(w, r, withLimits(r, Answer(f, limit, m.Clock(), appOf(r)), limits))
 	}
+}
+
+// withLimits adds the endpoint's rate-limit headers as they stand (the
+// platform sends them on every answer of a rate-limited endpoint, its
+// failures too) to e; an injected 429's own x-rate-limit-* win.
+func withLimits(r *http.Request, e *apierr.Error, limits httpx.LimitHeaders) *apierr.Error {
+	if limits == nil {
+		return e
+	}
+	h := http.Header{}
+	limits(r, h)
+	for k, v := range e.Header {
+		h[k] = v
+	}
+	e.Header = h
+	return e
 }
 
 func appOf(r *http.Request) int64 {

@@ -42,7 +42,7 @@ func BenchmarkHook(b *testing.B) {
 			if bc.hook {
 				m := New(Deps{Store: &memStore{faults: bc.faults}})
 				m.Reload(context.Background())
-				h = m.Wrap(e, next)
+				h = m.Wrap(e, nil, next)
 			}
 			b.ReportAllocs()
 			for b.Loop() {

@@ -27,7 +27,7 @@ func TestHookProbability(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			m := New(Deps{Store: &memStore{faults: []faults.Fault{half}}, Random: func() float64 { return tt.draw }})
 			m.Reload(context.Background())
-			h := m.Wrap(httpx.Endpoint{Pattern: "GET /2/users/{id}"}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+			h := m.Wrap(httpx.Endpoint{Pattern: "GET /2/users/{id}"}, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, httptest.NewRequest("GET", "/2/users/1", nil))
 			if w.Code != tt.want {
@@ -50,7 +50,7 @@ func TestHookSkipsAviaryPaths(t *testing.T) {
 		{"GET /2/tweets", "/2/tweets", http.StatusInternalServerError},
 	}
 	for _, tt := range tests {
-		h := m.Wrap(httpx.Endpoint{Pattern: tt.pattern}, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
+		h := m.Wrap(httpx.Endpoint{Pattern: tt.pattern}, nil, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {}))
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, httptest.NewRequest("GET", tt.path, nil))
 		if w.Code != tt.want {

@@ -66,9 +66,11 @@ func (s *Stack) Handler(e Endpoint) http.Handler {
 		}
 	}
 	if s.Faults != nil {
-		h = s.Faults.Wrap(e, h)
+		fe := e
+		fe.Limit.Requests = rule.Limit // as scaled
+		h = s.Faults.Wrap(fe, s.limitHeaders(rule, e.Limit, limited), h)
 	}
-	return s.Auth.Middleware(e.Auth)(h)
+	return s.Auth.Middleware(e.Auth)(noteApp(h))
 }
 
 // limits registers rule and the rules of also and returns the middleware
@@ -94,6 +96,29 @@ func (s *Stack) limits(rule ratelimit.Rule, also []Limit) func(http.Handler) htt
 			h = mws[i](h)
 		}
 		return h
+	}
+}
+
+// limitHeaders reports rule's and its Also rules' headers without
+// charging (nil when the endpoint is not limited or the Limiter cannot
+// peek).
+func (s *Stack) limitHeaders(rule ratelimit.Rule, l Limit, limited bool) LimitHeaders {
+	p, ok := s.Limiter.(HeaderPeeker)
+	if !limited || !ok {
+		return nil
+	}
+	rules := []ratelimit.Rule{rule}
+	for _, a := range l.Also {
+		if r, ok := s.rule(a); ok {
+			rules = append(rules, r)
+		}
+	}
+	return func(r *http.Request, h http.Header) {
+		for _, rule := range rules {
+			if !p.Headers(r, rule, h) {
+				return
+			}
+		}
 	}
 }
 

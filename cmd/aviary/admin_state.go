@@ -15,6 +15,7 @@ import (
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/state"
 	"github.com/aviary-dev/aviary/storage/faultsredis"
+	"github.com/aviary-dev/aviary/storage/opsredis"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
@@ -86,6 +87,9 @@ func stateClearers(rdb redis.UniversalClient) []state.Clearer {
 	}}, {Name: "usage-counters", Surfaces: []string{"core"}, Clear: func(ctx context.Context) error {
 		// The live counters; app_usage_daily goes with the core surface.
 		return deleteKeys(ctx, rdb, "aviary:usage:*")
+	}}, {Name: "ops-records", Clear: func(ctx context.Context) error {
+		// the console's recent errors and per-minute counts (console_ops.go)
+		return opsredis.New(rdb, opsredis.DefaultPrefix).Clear(ctx)
 	}}, {Name: "faults", Clear: func(ctx context.Context) error {
 		_, err := faultsredis.New(rdb, faultsPrefix).Clear(ctx, 0)
 		return err

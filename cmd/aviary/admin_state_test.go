@@ -132,7 +132,7 @@ func TestAdminStateResetExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("reset: %v", err)
 	}
-	if res.Removed["posts"] != seedPosts || !slices.Equal(res.Cleared, []string{"rate-limits", "usage-counters", "faults"}) {
+	if res.Removed["posts"] != seedPosts || !slices.Equal(res.Cleared, []string{"rate-limits", "usage-counters", "ops-records", "faults"}) {
 		t.Errorf("reset = %+v, want the seeded posts removed and rate limits, usage counters and faults cleared", res)
 	}
 	if n, _ := rdb.Exists(ctx, key).Result(); n != 0 {

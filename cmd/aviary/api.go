@@ -265,20 +265,25 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 	if err != nil {
 		return nil, err
 	}
+	limiter := startLimiter(b, "aviary:", errWriter)
+	opsStore, opsRec := startOpsRecorder(b, log)
+	var srv *api.Server // its rules are known once it is built
 	sandbox := consoleSandbox(b, injector)
+	sandbox.ops = opsStore
+	sandbox.rateLimits = consoleRateLimits(limiter, func() []ratelimit.Rule { return srv.RateLimits() })
 	sandbox.openBlob, sandbox.endStreams = consoleOpenBlob(b.blobs), consoleEndStreams(modules.Streams.Hub)
 	if err := addWebMounts(cfg, b, authn, queueDepths(inspector), sandbox, log, mounts); err != nil {
 		return nil, err
 	}
-	limiter := startLimiter(b, "aviary:", errWriter)
 	if h, ok := mounts["/blobs/"]; ok {
 		mounts["/blobs/"] = limitBlobsPerJob(limiter, cfg.RateLimitScale, b.local.VerifyRequest, h)
 	}
-	return api.New(api.Deps{
+	srv = api.New(api.Deps{
 		Modules: modules,
 		Auth:    authn,
 		Limiter: limiter,
 		Faults:  injector,
+		Ops:     opsRec,
 		Errors:  errWriter, Logger: log, Registerer: reg, Gatherer: reg, Mounts: mounts,
 		RateLimitScale: cfg.RateLimitScale,
 		Version:        buildVersion(),
@@ -289,7 +294,8 @@ func newAPIHandler(cfg *config, b *backends, modules api.Modules, errWriter apie
 			{Name: "redis", Check: func(ctx context.Context) error { return b.redis.Ping(ctx).Err() }},
 			{Name: "blobs", Check: b.blobs.Ping},
 		},
-	}), nil
+	})
+	return srv, nil
 }
 
 // newMounts builds the non-API handlers the listener serves: the local blob

@@ -22,6 +22,7 @@ func addConsoleMounts(cfg *config, b *backends, kit *web.Kit, pub *auth.Publishe
 		Queues: consoleQueues(queues),
 		Faults: sandbox.faults, ResetState: sandbox.reset, Usage: b.apiDB,
 		OpenBlob: sandbox.openBlob, EndStreams: sandbox.endStreams,
+		Ops: sandbox.ops, RateLimits: sandbox.rateLimits,
 	})
 	if err != nil {
 		return err

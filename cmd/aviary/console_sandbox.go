@@ -17,6 +17,9 @@ type sandboxDeps struct {
 	reset      console.ResetState
 	openBlob   console.OpenBlob
 	endStreams console.EndStreams
+	// ops and rateLimits feed the operations pages (console_ops.go).
+	ops        console.Ops
+	rateLimits console.RateLimits
 }
 
 // consoleSandbox gives the console the faults store of /_aviary/faults

@@ -90,10 +90,11 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 	insightsApplier := &insights.Applier{Store: b.db, Logger: log,
 		Counter: insights.Counter{PairSample: uint64(cfg.InsightsPairSample)}}
 	hold := &sweep.Hold{Leases: b.db, Logger: log}
+	_, jobs := startOpsRecorder(b, log)
 	mux := workers.NewMux(workers.Deps{Catalogs: imageChecks, Compliance: processor, Media: mediaProcessor, DoNotReach: doNotReach,
 		Audiences: audienceBatches, Insights: insightsApplier,
 		News: &news.Refresher{Store: b.db, Logger: log}, WebhookReplay: &workerhooks.Replayer{Store: b.db, Logger: log},
-		Logger: log, Registerer: reg, Hold: hold})
+		Logger: log, Registerer: reg, Hold: hold, Jobs: jobs})
 	if err := srv.Start(mux); err != nil {
 		cancel()
 		wg.Wait()

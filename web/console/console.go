@@ -101,6 +101,12 @@ type Config struct {
 	Faults Faults
 	// Usage reads the apps' usage and credits (nil: the page says it cannot).
 	Usage UsageStore
+	// Ops reads the API's recent errors and the requests and task runs
+	// per minute (nil: those pages say they cannot).
+	Ops Ops
+	// RateLimits reads the API rate limiter's counters (nil: the page
+	// says it cannot).
+	RateLimits RateLimits
 	// ResetState resets the sandbox (nil: no reset button).
 	ResetState ResetState
 	// OpenBlob reads a media object from the blob store (nil: no
@@ -186,6 +192,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("POST /console/faults/{fault}/delete", s.form(s.deleteFault))
 	mux.HandleFunc("GET /console/usage", s.page(s.usage))
 	mux.HandleFunc("GET /console/apps/{app}/usage", s.page(s.appUsagePage))
+	mux.HandleFunc("GET /console/ratelimits", s.page(s.rateLimitsPage))
+	mux.HandleFunc("GET /console/errors", s.page(s.errorsPage))
+	mux.HandleFunc("GET /console/charts", s.page(s.chartsPage))
 	mux.HandleFunc("GET /console/state", s.page(s.statePage))
 	mux.HandleFunc("POST /console/state/reset", s.form(s.resetState))
 	s.adsRoutes(mux)

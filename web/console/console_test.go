@@ -18,6 +18,7 @@ import (
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/ids"
+	"github.com/aviary-dev/aviary/storage/opsredis"
 	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/web"
@@ -38,6 +39,8 @@ type fixture struct {
 	resets            atomic.Int64
 	blobs             *local.Store
 	ended             chan []string // the connections each Kill announced
+	ops               *opsredis.Store
+	limits            []console.RateLimit // what the fake limiter holds
 }
 
 func setup(t *testing.T) *fixture {
@@ -49,7 +52,7 @@ func setup(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:"), blobs: blobs, ended: make(chan []string, 10)}
+	f := &fixture{db: db, faults: faultsredis.New(rc, prefix+"faults:"), blobs: blobs, ended: make(chan []string, 10), ops: opsredis.New(rc, prefix+"ops:")}
 	f.alice, f.aliceApp = f.userWithApp(t, "alice", "alice-app")
 	f.bob, f.bobApp = f.userWithApp(t, "bob", "bob-app")
 	f.admin = f.user(t, "root")
@@ -73,7 +76,7 @@ func setup(t *testing.T) *fixture {
 		Queues: func(context.Context) ([]console.Queue, error) {
 			return []console.Queue{{Name: "media", Size: 3, Pending: 2, Active: 1}, {Name: "compliance"}}, nil
 		}, QueueDashboard: true,
-		Faults: f.faults, Usage: db,
+		Faults: f.faults, Usage: db, Ops: f.ops, RateLimits: f.rateLimits,
 		ResetState: func(context.Context) (console.ResetResult, error) {
 			f.resets.Add(1)
 			return console.ResetResult{Surfaces: []string{"core", "ads", "events"}, Removed: 7, Cleared: []string{"faults"}}, nil

@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
@@ -87,32 +88,20 @@ func (s *Server) appUsage(ctx context.Context, appID int64, from time.Time) (app
 	return u, nil
 }
 
-// dayBar is one day of the chart and the table.
-type dayBar struct {
-	Day                  time.Time
-	Read, Written        int64
-	X, ReadY, ReadH      int
-	WriteY, WriteH, Base int
+// dayRow is one day of the table.
+type dayRow struct {
+	Day           time.Time
+	Read, Written int64
 }
 
 // appUsageData is an app's usage page.
 type appUsageData struct {
 	Base
-	App      storage.App
-	Usage    appUsage
-	Bars     []dayBar
-	Max      int64
-	ChartW   int
-	ChartH   int
-	BarWidth int
+	App   storage.App
+	Usage appUsage
+	Days  []dayRow
+	Chart chart
 }
-
-// Chart geometry (SVG user units).
-const (
-	chartH   = 160
-	barWidth = 8 // each of the two bars of a day
-	dayWidth = 2*barWidth + 6
-)
 
 // appUsagePage shows one visible app's posts read and written per day
 // (a server-drawn SVG bar chart and the same numbers as a table) and its
@@ -137,48 +126,35 @@ func (s *Server) appUsagePage(w http.ResponseWriter, r *http.Request, v viewer) 
 		s.kit.Fail(w, r, err)
 		return
 	}
-	d := appUsageData{Base: s.base(&v, "Usage of "+app.Name, "usage"), App: app, Usage: u,
-		ChartW: usageDays * dayWidth, ChartH: chartH, BarWidth: barWidth}
-	d.Bars, d.Max = bars(from, days)
+	d := appUsageData{Base: s.base(&v, "Usage of "+app.Name, "usage"), App: app, Usage: u}
+	d.Days, d.Chart = usageChart(from, days)
 	s.render(w, r, http.StatusOK, "app_usage", "", d)
 }
 
-// bars lays out usageDays days from from (days without a record are 0),
-// scaled to the busiest day.
-func bars(from time.Time, days []storage.UsageDay) ([]dayBar, int64) {
+// usageChart lays out usageDays days from from (days without a record are
+// 0), scaled to the busiest day.
+func usageChart(from time.Time, days []storage.UsageDay) ([]dayRow, chart) {
 	byDay := make(map[time.Time]storage.UsageDay, len(days))
-	var max int64
 	for _, d := range days {
 		byDay[d.Day.UTC().Truncate(24*time.Hour)] = d
-		max = maxInt(max, maxInt(d.PostsRead, d.PostsWritten))
 	}
-	out := make([]dayBar, usageDays)
-	for i := range out {
+	rows := make([]dayRow, usageDays)
+	labels := make([]string, usageDays)
+	read := series{Name: "read", Fill: "#1a4f8b", Values: make([]int64, usageDays)}
+	written := series{Name: "written", Fill: "#7fb2e5", Values: make([]int64, usageDays)}
+	for i := range rows {
 		day := from.AddDate(0, 0, i)
 		rec := byDay[day]
-		b := dayBar{Day: day, Read: rec.PostsRead, Written: rec.PostsWritten, X: i * dayWidth, Base: chartH}
-		b.ReadH, b.WriteH = scale(rec.PostsRead, max), scale(rec.PostsWritten, max)
-		b.ReadY, b.WriteY = chartH-b.ReadH, chartH-b.WriteH
-		out[i] = b
+		rows[i] = dayRow{Day: day, Read: rec.PostsRead, Written: rec.PostsWritten}
+		labels[i] = day.Format("2006-01-02")
+		read.Values[i], written.Values[i] = rec.PostsRead, rec.PostsWritten
 	}
-	return out, max
+	c := barChart("usage-chart", "Posts read (dark bars) and written (light bars) per day", labels, []series{read, written})
+	if c.Max > 0 {
+		c.Title += ", busiest day " + itoa64(c.Max)
+	}
+	c.Title += "; the table below has the numbers"
+	return rows, c
 }
 
-// scale is n's bar height against max (a non-zero count shows at least 1).
-func scale(n, max int64) int {
-	if n <= 0 || max <= 0 {
-		return 0
-	}
-	h := int(n * chartH / max)
-	if h < 1 {
-		h = 1
-	}
-	return h
-}
-
-func maxInt(a, b int64) int64 {
-	if a > b {
-		return a
-	}
-	return b
-}
+func itoa64(n int64) string { return strconv.FormatInt(n, 10) }
