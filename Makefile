@@ -4,6 +4,7 @@
 #   make test       what CI runs (.ci/run): deps (+ Chromium) + tools, go vet, go test
 #   make lint       gofmt check + go vet
 #   make bench      scripts/bench
+#   make fuzz       scripts/fuzz: every fuzz target, FUZZ_EXECS (default 1000000) executions each
 #   make tools      build the MinIO binary the tests use (minutes, once)
 #   make docker-up  the whole stack in Docker Compose
 #
@@ -42,6 +43,7 @@ GO             ?= go
 GOFMT          ?= gofmt
 DOCKER_COMPOSE ?= docker compose
 BENCH_CMD      ?= bash scripts/bench
+FUZZ_CMD       ?= bash scripts/fuzz
 DEPS_CMD       ?= bash scripts/ensure-deps
 
 # Where the tests look for helper binaries (MinIO); exported so the tests and
@@ -77,7 +79,7 @@ AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
 AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
 RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
-.PHONY: build deps deps-test tools run test lint bench docker-up clean help
+.PHONY: build deps deps-test tools run test lint bench fuzz docker-up clean help
 
 build:
 	$(GO) build -ldflags "-X main.version=$(AVIARY_VERSION)" -o $(AVIARY_BIN) ./cmd/aviary
@@ -158,6 +160,11 @@ lint:
 
 bench: deps tools
 	$(BENCH_CMD)
+
+# FUZZ_EXECS, FUZZ_TIME, FUZZ_RUN and FUZZ_PARALLEL are read by scripts/fuzz
+# (docs/fuzzing.md); FuzzRequests needs PostgreSQL and Redis, as make test does.
+fuzz: deps tools
+	$(FUZZ_CMD)
 
 docker-up:
 	$(DOCKER_COMPOSE) up --build
