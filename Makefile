@@ -5,6 +5,7 @@
 #   make lint       gofmt check + go vet
 #   make bench      scripts/bench
 #   make load       scripts/load: a fixed-rate mix for 10 minutes on its own stack (docs/load.md)
+#   make fuzz       scripts/fuzz: every fuzz target, FUZZ_EXECS (default 1000000) executions each
 #   make tools      build the MinIO binary the tests use (minutes, once)
 #   make docker-up  the whole stack in Docker Compose
 #
@@ -45,6 +46,7 @@ DOCKER_COMPOSE ?= docker compose
 BENCH_CMD      ?= bash scripts/bench
 # Flags of scripts/load, e.g. make load LOAD_FLAGS='-rate 60 -duration 2m -out var/load.md'.
 LOAD_FLAGS     ?=
+FUZZ_CMD       ?= bash scripts/fuzz
 DEPS_CMD       ?= bash scripts/ensure-deps
 
 # Where the tests look for helper binaries (MinIO); exported so the tests and
@@ -80,7 +82,7 @@ AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
 AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
 RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
-.PHONY: build deps deps-test tools run test lint bench load docker-up clean help
+.PHONY: build deps deps-test tools run test lint bench load fuzz docker-up clean help
 
 build:
 	$(GO) build -ldflags "-X main.version=$(AVIARY_VERSION)" -o $(AVIARY_BIN) ./cmd/aviary
@@ -166,6 +168,11 @@ bench: deps tools
 # database, Redis database and blob directory, the binary built above.
 load: deps build
 	$(GO) run ./scripts/load -bin $(AVIARY_BIN) $(LOAD_FLAGS)
+
+# FUZZ_EXECS, FUZZ_TIME, FUZZ_RUN and FUZZ_PARALLEL are read by scripts/fuzz
+# (docs/fuzzing.md); FuzzRequests needs PostgreSQL and Redis, as make test does.
+fuzz: deps tools
+	$(FUZZ_CMD)
 
 docker-up:
 	$(DOCKER_COMPOSE) up --build

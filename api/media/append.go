@@ -126,16 +126,9 @@ func (m *Module) record(ctx context.Context, media storage.Media, seg segment) (
 
 // readJSON decodes a JSON append and stores its segment.
 func (m *Module) readJSON(r *http.Request, media storage.Media) (segment, error) {
-	var req appendRequest
-	if err := httpx.Bind(r, m.Validator, &req); err != nil {
-		return segment{}, err
-	}
-	if err := checkIndex(*req.SegmentIndex); err != nil {
-		return segment{}, err
-	}
-	data, err := base64.StdEncoding.DecodeString(req.Media)
+	index, data, err := decodeAppend(r, m.Validator)
 	if err != nil {
-		return segment{}, apierr.InvalidParam("media", fmt.Sprintf("The `media` field is not valid base64 (standard alphabet, padded): %v.", err))
+		return segment{}, err
 	}
 	if err := checkSize(media, int64(len(data))); err != nil {
 		return segment{}, err
@@ -146,9 +139,26 @@ func (m *Module) readJSON(r *http.Request, media storage.Media) (segment, error)
 	}
 	if err := m.Blobs.Put(r.Context(), key, bytes.NewReader(data), int64(len(data)), segmentContentType); err != nil {
 		m.discard(r.Context(), key)
-		return segment{}, fmt.Errorf("store segment %d of media %d: %w", *req.SegmentIndex, media.ID, err)
+		return segment{}, fmt.Errorf("store segment %d of media %d: %w", index, media.ID, err)
 	}
-	return segment{index: *req.SegmentIndex, key: key, size: int64(len(data))}, nil
+	return segment{index: index, key: key, size: int64(len(data))}, nil
+}
+
+// decodeAppend reads a JSON append's segment_index and decoded media
+// bytes; every refusal is a 400.
+func decodeAppend(r *http.Request, val *validation.Validator) (int, []byte, error) {
+	var req appendRequest
+	if err := httpx.Bind(r, val, &req); err != nil {
+		return 0, nil, err
+	}
+	if err := checkIndex(*req.SegmentIndex); err != nil {
+		return 0, nil, err
+	}
+	data, err := base64.StdEncoding.DecodeString(req.Media)
+	if err != nil {
+		return 0, nil, apierr.InvalidParam("media", fmt.Sprintf("The `media` field is not valid base64 (standard alphabet, padded): %v.", err))
+	}
+	return *req.SegmentIndex, data, nil
 }
 
 // readMultipart reads a multipart append part by part, streaming its

@@ -374,5 +374,8 @@ func decodePageToken(tok string) (int64, bool) {
 		return 0, false
 	}
 	id := int64(binary.BigEndian.Uint64(b[:8]))
-	return id, id > 0
+	if id <= 0 || encodePageToken(id) != tok { // one spelling per token (docs/fuzzing.md)
+		return 0, false
+	}
+	return id, true
 }
