@@ -46,14 +46,15 @@ const unavailableDetail = "A service this request depends on is unavailable. Try
 
 // Write renders err in the request's envelope. An error wrapping
 // storage.ErrUnavailable (a dependency that is down or did not answer in
-// time) is logged as a warning and rendered as Unavailable (503 with
+// time), or an expired deadline that no storage call translated (a
+// transaction's BEGIN waiting for a connection under load), is logged as a warning and rendered as Unavailable (503 with
 // Retry-After); any other error that is not *Error is logged with the
 // request context and rendered as Internal.
 func (w Writer) Write(rw http.ResponseWriter, r *http.Request, err error) {
 	var apiErr *Error
 	switch {
 	case errors.As(err, &apiErr):
-	case errors.Is(err, storage.ErrUnavailable):
+	case errors.Is(err, storage.ErrUnavailable), errors.Is(err, context.DeadlineExceeded):
 		logctx.OrDefault(w.Logger).WarnContext(r.Context(), "dependency unavailable", "method", r.Method, "path", r.URL.Path, "err", err)
 		apiErr = Unavailable(unavailableDetail)
 	default:
