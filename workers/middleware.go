@@ -13,6 +13,7 @@ import (
 
 	"github.com/aviary-dev/aviary/internal/logctx"
 	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
 // Task outcomes, as logged and counted.
@@ -130,6 +131,11 @@ func finalFailure(handler, next asynq.Handler) asynq.Handler {
 		// down), not failed: asynq puts the task back, so even on the last
 		// attempt it is not final. A deadline is a failure like any other.
 		if errors.Is(ctx.Err(), context.Canceled) {
+			return err
+		}
+		// A run that lost its task lease stopped because another run
+		// (a rescue) holds the work now: not a failure of the work.
+		if errors.Is(err, sweep.ErrLeaseLost) {
 			return err
 		}
 		if a := attemptOf(ctx); finalAttempt(a.retried, a.maxRetry, err) {

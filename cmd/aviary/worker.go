@@ -175,6 +175,9 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 		Source: &sweep.Rescue{Store: b.db, Tasks: inspector, Logger: log.With("component", "rescue")},
 		Queue:  queue, Inspector: inspector, Locker: locker,
 		Logger: log.With("component", "rescue"), Interval: min(cfg.ReconcileInterval, sweep.RescueInterval),
+		// A replica that dies holding the tick's lock delays rescues by no
+		// more than this; two ticks at once are harmless (derived ids).
+		LockTTL: 3 * time.Second, TickTimeout: 3 * time.Second,
 	}
 	sweepers := []sweeper{uploads, retention, mediaSweep, doNotReachBatches, doNotReachExpiry, rescue}
 	// Catalogs: enqueue image checks of product versions whose task was

@@ -25,9 +25,10 @@ import (
 // the work of a killed worker is rescued by the next lapsed-lease sweep
 // after that (Rescue: at most TaskLease + RescueInterval after the kill,
 // plus a worker's pick-up). A live run whose renewals fail stops itself
-// before its lease can lapse: after three heartbeats without one.
+// at least a heartbeat before its lease can lapse: when it is two
+// heartbeats from lapsing, after 9 s without a renewal.
 const (
-	TaskLease     = 12 * time.Second
+	TaskLease     = 15 * time.Second
 	TaskHeartbeat = 3 * time.Second
 )
 
@@ -158,10 +159,12 @@ func (h *Hold) claim(ctx context.Context, lease storage.TaskLease, ttl time.Dura
 
 // heartbeat renews the lease every beat until ctx ends, each renewal
 // bounded by one beat. It cancels the run when the lease is lost, or when
-// it could not be renewed and would lapse (at expires, counted from when
-// the last successful renewal was sent) before the next renewal could
-// land: the run stops before another can take its lease over, never
-// after.
+// it could not be renewed and is two beats from lapsing (at expires,
+// counted from when the last successful renewal was sent): a renewal may
+// take a whole beat and the next check may come a beat after it, so
+// cancelling one beat out could land at the lapse itself under jitter;
+// two beats out, the run stops at least a beat before another can take
+// its lease over, never after.
 func (h *Hold) heartbeat(ctx context.Context, id, holder string, expires time.Time, ttl, beat time.Duration, cancel context.CancelCauseFunc) {
 	ticker := time.NewTicker(beat)
 	defer ticker.Stop()
@@ -172,7 +175,7 @@ func (h *Hold) heartbeat(ctx context.Context, id, holder string, expires time.Ti
 			return
 		case <-ticker.C:
 		}
-		if time.Until(expires) <= beat {
+		if time.Until(expires) <= 2*beat {
 			log.ErrorContext(ctx, "task lease not renewed in time; stopping the run before it lapses", "task_id", id)
 			cancel(ErrLeaseLost)
 			return
@@ -201,8 +204,10 @@ func (h *Hold) timing() (ttl, beat time.Duration) {
 	if ttl <= 0 {
 		ttl = TaskLease
 	}
-	if beat <= 0 || beat > ttl/3 {
-		beat = min(TaskHeartbeat, ttl/4)
+	// Renewals that succeed must never look late: a beat after one, the
+	// lease is ttl-beat from lapsing, more than the two beats that stop a run.
+	if beat <= 0 || beat > ttl/4 {
+		beat = min(TaskHeartbeat, ttl/5)
 	}
 	return ttl, beat
 }

@@ -65,15 +65,24 @@ func (r *Rescue) Check(ctx context.Context, l storage.TaskLease, _ time.Time) (*
 	case info.State != asynq.TaskStateActive:
 		return nil, r.forget(ctx, l, "its task is "+info.State.String())
 	}
+	// Each rescue spends an attempt of the task's retry budget, as asynq's
+	// own lease recovery would: a task that kills its worker every run is
+	// not rescued forever; once spent, asynq's recovery archives it and
+	// the record's sweeper settles it (Abandoned).
+	left := info.MaxRetry - info.Retried - 1
+	if left < 0 {
+		return nil, r.forget(ctx, l, "its retries are spent")
+	}
 	id := RescueTaskID(l.TaskID, l.Holder)
 	logctx.OrDefault(r.Logger).DebugContext(ctx, "task run lost its worker; rescuing it", "task_id", l.TaskID,
 		"run_id", l.RunID, "holder", l.Holder, "lapsed_at", l.ExpiresAt, "rescue_id", id)
-	return &Work{Task: rescueTask(info, id), Queue: info.Queue, TaskID: id}, nil
+	return &Work{Task: rescueTask(info, id, left), Queue: info.Queue, TaskID: id}, nil
 }
 
-// rescueTask is a copy of info's task under id.
-func rescueTask(info *asynq.TaskInfo, id string) *asynq.Task {
-	opts := []asynq.Option{asynq.Queue(info.Queue), asynq.TaskID(id), asynq.MaxRetry(info.MaxRetry)}
+// rescueTask is a copy of info's task under id with maxRetry retries
+// left.
+func rescueTask(info *asynq.TaskInfo, id string, maxRetry int) *asynq.Task {
+	opts := []asynq.Option{asynq.Queue(info.Queue), asynq.TaskID(id), asynq.MaxRetry(maxRetry)}
 	if info.Timeout > 0 {
 		opts = append(opts, asynq.Timeout(info.Timeout))
 	}

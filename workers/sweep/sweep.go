@@ -78,6 +78,9 @@ type Sweeper[T any] struct {
 	// TickTimeout bounds one tick, so a hung dependency cannot stall the
 	// sweeper (default 30 s).
 	TickTimeout time.Duration
+	// LockTTL is how long a tick's fleet-wide lock outlives a replica that
+	// died holding it (default 5 intervals + 10 s).
+	LockTTL time.Duration
 	// Routine marks a source whose enqueues are its normal course (a
 	// scheduled task, not recovery): they are logged at debug level.
 	Routine bool
@@ -102,6 +105,9 @@ func (s *Sweeper[T]) setDefaults() {
 	}
 	if s.TickTimeout <= 0 {
 		s.TickTimeout = 30 * time.Second
+	}
+	if s.LockTTL <= 0 {
+		s.LockTTL = s.Interval*5 + 10*time.Second
 	}
 	if s.Clock == nil {
 		s.Clock = time.Now
@@ -192,7 +198,7 @@ func (s *Sweeper[T]) lease(ctx context.Context) (func(), bool, error) {
 	if s.Locker == nil {
 		return func() {}, true, nil
 	}
-	release, ok, err := s.Locker.Acquire(ctx, "reconcile:"+s.Source.Name(), s.Interval*5+10*time.Second)
+	release, ok, err := s.Locker.Acquire(ctx, "reconcile:"+s.Source.Name(), s.LockTTL)
 	if err != nil {
 		return nil, false, fmt.Errorf("acquire %s sweep lock: %w", s.Source.Name(), err)
 	}
