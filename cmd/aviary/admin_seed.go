@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/postgres"
 
 	postops "github.com/aviary-dev/aviary/ops/posts"
@@ -43,6 +45,8 @@ type seedResult struct {
 	App         string   `json:"app"`
 	Users       []string `json:"users"`
 	Posts       int      `json:"posts"`
+	Media       int      `json:"media"`       // photos attached to posts
+	MediaPosts  []string `json:"media_posts"` // ids of the posts with photos, oldest first
 	Likes       int      `json:"likes"`
 	Follows     int      `json:"follows"`
 	AdAccounts  []string `json:"ad_accounts"`
@@ -53,18 +57,23 @@ type seedResult struct {
 }
 
 // seeder builds the fixture with one random source: the same seed makes
-// the same users, texts, graph and ads, at the same offsets from now.
+// the same users, texts, graph and ads, at the same offsets from now; a
+// second one (mrnd) draws the photos, so the same seed makes the same
+// image bytes.
 type seeder struct {
-	db  *postgres.DB
-	rnd *rand.Rand
-	now time.Time
-	out seedResult
+	db    *postgres.DB
+	blobs blob.Store
+	rnd   *rand.Rand
+	mrnd  *rand.Rand
+	now   time.Time
+	out   seedResult
 }
 
-// seedState adds the seed fixture (docs/state.md, "Seed").
-func seedState(ctx context.Context, db *postgres.DB, seed int64) (seedResult, error) {
-	s := &seeder{db: db, rnd: rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x5eed)), now: time.Now().UTC().Truncate(time.Second),
-		out: seedResult{Seed: seed}}
+// seedState adds the seed fixture (docs/state.md, "Seed"); the photos'
+// files go to blobs.
+func seedState(ctx context.Context, db *postgres.DB, blobs blob.Store, seed int64) (seedResult, error) {
+	s := &seeder{db: db, blobs: blobs, rnd: rand.New(rand.NewPCG(uint64(seed), uint64(seed)^0x5eed)), mrnd: newMediaRand(seed),
+		now: time.Now().UTC().Truncate(time.Second), out: seedResult{Seed: seed}}
 	app, err := db.CreateApp(ctx, fmt.Sprintf("aviary-seed-%d", seed), "")
 	if errors.Is(err, storage.ErrConflict) {
 		return seedResult{}, fmt.Errorf("seed %d was already applied here (its app exists); reset first or pick another --seed", seed)
@@ -130,7 +139,8 @@ func (s *seeder) follows(ctx context.Context, users []storage.User) error {
 }
 
 // posts writes seedPosts posts spread over the past week, oldest first,
-// with hashtags, mentions, some replies, and likes.
+// with hashtags, mentions, some replies, photos on every seedMediaEvery-th,
+// and likes.
 func (s *seeder) posts(ctx context.Context, app storage.App, users []storage.User) error {
 	week := 7 * 24 * time.Hour
 	offsets := make([]time.Duration, seedPosts)
@@ -160,11 +170,19 @@ func (s *seeder) posts(ctx context.Context, app storage.App, users []storage.Use
 		if err := postops.ResolveMentions(ctx, s.db, &post.Entities); err != nil {
 			return err
 		}
+		at := s.now.Add(-offsets[i])
+		media, err := s.photos(ctx, i, app, author, at.Add(-time.Minute))
+		if err != nil {
+			return err
+		}
+		post.MediaIDs = media
 		p, err := postops.Create(ctx, s.db, post)
 		if err != nil {
 			return fmt.Errorf("seed post %d: %w", i, err)
 		}
-		at := s.now.Add(-offsets[i])
+		if len(media) > 0 {
+			s.out.MediaPosts = append(s.out.MediaPosts, strconv.FormatInt(p.ID, 10))
+		}
 		if err := s.db.BackdatePost(ctx, p.ID, at); err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/state"
+	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/faultsredis"
 	"github.com/aviary-dev/aviary/storage/opsredis"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -26,7 +27,7 @@ const stateUsage = `  reset [--surface core|ads|events|all]            remove ev
   export --out FILE                                write a versioned JSON snapshot of every record (- : stdout)
   import --in FILE                                 replace every record by a snapshot's (- : stdin); refuses a
                                                    snapshot of a newer Aviary
-  seed [--seed N]                                  add a realistic fixture (users, posts, likes, follows, ads),
+  seed [--seed N]                                  add a realistic fixture (users, posts, photos, likes, follows, ads),
                                                    the same for the same N
 `
 
@@ -204,9 +205,23 @@ func runStateCommand(ctx context.Context, cfg *config, db *postgres.DB, verb str
 	case "import":
 		return importState(ctx, db, o.St.In)
 	case "seed":
-		return seedState(ctx, db, o.St.Seed)
+		blobs, err := adminBlobs(ctx, cfg, stderr)
+		if err != nil {
+			return nil, err
+		}
+		return seedState(ctx, db, blobs, o.St.Seed)
 	}
 	return nil, errors.New("unknown command (see aviary admin help)")
+}
+
+// adminBlobs opens the blob store the configuration names, as the API and
+// the workers open it (a seed writes its photos there).
+func adminBlobs(ctx context.Context, cfg *config, stderr io.Writer) (blob.Store, error) {
+	b := &backends{}
+	if err := b.openBlobs(ctx, cfg, newLogger(cfg, stderr)); err != nil {
+		return nil, err
+	}
+	return b.blobs, nil
 }
 
 // adminRedis connects to Redis for a reset; unreachable, it warns and the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -60,11 +61,12 @@ func TestAdminSeedDeterministic(t *testing.T) {
 	ctx := context.Background()
 	a, _ := storagetest.NewDB(t)
 	b, _ := storagetest.NewDB(t)
-	resA, err := seedState(ctx, a, 42)
+	blobsA, blobsB := testBlobs(t), testBlobs(t)
+	resA, err := seedState(ctx, a, blobsA, 42)
 	if err != nil {
 		t.Fatalf("seed: %v", err)
 	}
-	resB, err := seedState(ctx, b, 42)
+	resB, err := seedState(ctx, b, blobsB, 42)
 	if err != nil {
 		t.Fatalf("seed again: %v", err)
 	}
@@ -79,15 +81,25 @@ func TestAdminSeedDeterministic(t *testing.T) {
 	if !strings.Contains(strings.Join(ta, " "), "#") || !strings.Contains(strings.Join(ta, " "), "cc @") {
 		t.Errorf("seeded texts have no hashtags or mentions: %v", ta)
 	}
-	if _, err := seedState(ctx, a, 42); err == nil || !strings.Contains(err.Error(), "already applied") {
+	if len(resA.MediaPosts) != seedPosts/seedMediaEvery || resA.Media < len(resA.MediaPosts) {
+		t.Errorf("seed 42 put %d photos on %d posts, want photos on every %dth of %d posts", resA.Media, len(resA.MediaPosts), seedMediaEvery, seedPosts)
+	}
+	photosA, photosB := seedPhotoBytes(t, a, blobsA, resA), seedPhotoBytes(t, b, blobsB, resB)
+	if len(photosA) != resA.Media || !slices.EqualFunc(photosA, photosB, bytes.Equal) {
+		t.Errorf("seed 42 twice made different photos (%d and %d files)", len(photosA), len(photosB))
+	}
+	if _, err := seedState(ctx, a, testBlobs(t), 42); err == nil || !strings.Contains(err.Error(), "already applied") {
 		t.Errorf("seed 42 again in the same database: %v, want already applied", err)
 	}
-	resC, err := seedState(ctx, a, 7)
+	resC, err := seedState(ctx, a, blobsA, 7)
 	if err != nil {
 		t.Fatalf("seed 7: %v", err)
 	}
 	if slices.Equal(resC.Users, resA.Users) {
 		t.Errorf("seeds 7 and 42 made the same users %v", resC.Users)
+	}
+	if slices.EqualFunc(seedPhotoBytes(t, a, blobsA, resC), photosA, bytes.Equal) {
+		t.Error("seeds 7 and 42 made the same photos")
 	}
 }
 
@@ -107,7 +119,7 @@ func TestAdminStateResetExportImport(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := seedState(ctx, db, 3); err != nil {
+	if _, err := seedState(ctx, db, testBlobs(t), 3); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "state.json")

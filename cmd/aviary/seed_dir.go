@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/storage/postgres"
 )
 
@@ -27,10 +28,11 @@ type seedFileHeader struct {
 
 // applySeedDir applies the *.json files of dir (none when dir is empty) in
 // name order, each once per deployment (the seed_files table remembers
-// them, across resets): a state snapshot is imported, a seed spec seeded.
+// them, across resets): a state snapshot is imported, a seed spec seeded
+// (its photos written to blobs).
 // Processes starting together take turns (postgres.WithSeedLock). A file
 // that fails stops the start-up: CI wants to know.
-func applySeedDir(ctx context.Context, db *postgres.DB, dir string, log *slog.Logger) error {
+func applySeedDir(ctx context.Context, db *postgres.DB, blobs blob.Store, dir string, log *slog.Logger) error {
 	if dir == "" {
 		return nil
 	}
@@ -41,7 +43,7 @@ func applySeedDir(ctx context.Context, db *postgres.DB, dir string, log *slog.Lo
 	sort.Strings(names)
 	return db.WithSeedLock(ctx, func() error {
 		for _, path := range names {
-			if err := applySeedFile(ctx, db, path, log); err != nil {
+			if err := applySeedFile(ctx, db, blobs, path, log); err != nil {
 				return fmt.Errorf("AVIARY_SEED_DIR: %s: %w", path, err)
 			}
 		}
@@ -49,7 +51,7 @@ func applySeedDir(ctx context.Context, db *postgres.DB, dir string, log *slog.Lo
 	})
 }
 
-func applySeedFile(ctx context.Context, db *postgres.DB, path string, log *slog.Logger) error {
+func applySeedFile(ctx context.Context, db *postgres.DB, blobs blob.Store, path string, log *slog.Logger) error {
 	body, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -85,11 +87,11 @@ func applySeedFile(ctx context.Context, db *postgres.DB, path string, log *slog.
 		if h.Seed == nil {
 			return fmt.Errorf(`a seed spec needs "seed": N`)
 		}
-		res, err := seedState(ctx, db, *h.Seed)
+		res, err := seedState(ctx, db, blobs, *h.Seed)
 		if err != nil {
 			return err
 		}
-		log.Info("seed file seeded", "file", name, "seed", res.Seed, "users", len(res.Users), "posts", res.Posts)
+		log.Info("seed file seeded", "file", name, "seed", res.Seed, "users", len(res.Users), "posts", res.Posts, "media", res.Media)
 	default:
 		return fmt.Errorf("format %q: want %q (a snapshot of aviary admin export) or %q", h.Format, postgres.SnapshotFormat, seedSpecFormat)
 	}

@@ -18,7 +18,7 @@ func TestApplySeedDir(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	db, _ := storagetest.NewDB(t)
 	other, _ := storagetest.NewDB(t)
-	fromOther, err := seedState(ctx, other, 9)
+	fromOther, err := seedState(ctx, other, testBlobs(t), 9)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestApplySeedDir(t *testing.T) {
 	write("notes.txt", "ignored: not *.json")
 
 	for round := range 2 { // the second start-up applies nothing again
-		if err := applySeedDir(ctx, db, dir, log); err != nil {
+		if err := applySeedDir(ctx, db, testBlobs(t), dir, log); err != nil {
 			t.Fatalf("round %d: %v", round, err)
 		}
 	}
@@ -63,7 +63,7 @@ func TestApplySeedDir(t *testing.T) {
 	}
 
 	write("40-bad.json", `{"format":"nope"}`)
-	if err := applySeedDir(ctx, db, dir, log); err == nil || !strings.Contains(err.Error(), "40-bad.json") {
+	if err := applySeedDir(ctx, db, testBlobs(t), dir, log); err == nil || !strings.Contains(err.Error(), "40-bad.json") {
 		t.Errorf("a bad seed file: %v, want an error naming it", err)
 	}
 }

@@ -103,7 +103,7 @@ func serve(ctx context.Context, name string, args []string, stderr io.Writer, wi
 	}
 	defer b.Close()
 	cfg.dev = name == "dev"
-	if err := applySeedDir(ctx, b.db, cfg.SeedDir, log); err != nil {
+	if err := applySeedDir(ctx, b.db, b.blobs, cfg.SeedDir, log); err != nil {
 		return err
 	}
 	reg := prometheus.NewRegistry()
