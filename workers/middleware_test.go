@@ -16,6 +16,7 @@ import (
 
 	"github.com/aviary-dev/aviary/storage/storagetest"
 	"github.com/aviary-dev/aviary/tasks"
+	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
 func TestFinalAttempt(t *testing.T) {
@@ -208,23 +209,26 @@ func TestRunLevel(t *testing.T) {
 }
 
 // TestStoppedRunIsNotFinal: a run whose context was cancelled (the worker
-// shutting down; asynq puts the task back) is no final failure, even on
-// the last attempt; a run failing with its context live is.
+// shutting down; asynq puts the task back) or that lost its task lease to
+// a rescue (sweep.ErrLeaseLost: the rescue does the work) is no final
+// failure, even on the last attempt; a run failing with its context live
+// is.
 func TestStoppedRunIsNotFinal(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		cancelled bool
+		err       error
 		wantFinal bool
 	}{
-		{"stopped", true, false},
-		{"failed", false, true},
+		{"stopped", true, context.Canceled, false},
+		{"lease lost", false, fmt.Errorf("%w: %w", sweep.ErrLeaseLost, context.Canceled), false},
+		{"failed", false, errors.New("boom"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &scripted{failures: 1, err: errors.New("boom"), done: make(chan struct{})}
+			h := &scripted{failures: 1, err: tc.err, done: make(chan struct{})}
 			ctx, cancel := context.WithCancel(t.Context())
 			if tc.cancelled {
 				cancel()
-				h.err = context.Canceled
 			}
 			defer cancel()
 			// No asynq metadata in ctx: no retries left, every failure would be final.
