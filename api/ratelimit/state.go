@@ -1,6 +1,7 @@
 package ratelimit
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,24 +84,14 @@ func (l *Limiter) Counters(ctx context.Context, rules []Rule, apps []int64) ([]C
 	}
 	slices.SortFunc(kept, func(a, b Counter) int {
 		if a.AppID != b.AppID {
-			return cmpInt(a.AppID, b.AppID)
+			return cmp.Compare(a.AppID, b.AppID)
 		}
 		if a.Rule != b.Rule {
 			return strings.Compare(a.Rule, b.Rule)
 		}
-		return cmpInt(a.UserID, b.UserID)
+		return cmp.Compare(a.UserID, b.UserID)
 	})
 	return kept, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // parseKey reads a counter's key (Limiter.key): {prefix}rl:{rule}:app:{app}

@@ -11,6 +11,7 @@
 package faultsredis
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -100,19 +101,9 @@ func (s *Store) List(ctx context.Context) ([]faults.Fault, error) {
 		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
 			return c
 		}
-		return compareStrings(a.ID, b.ID)
+		return cmp.Compare(a.ID, b.ID)
 	})
 	return out, nil
-}
-
-func compareStrings(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Get returns one fault; false when there is none.
