@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -54,12 +53,7 @@ func (s *Server) adsRoutes(mux *http.ServeMux) {
 // one.
 func (s *Server) visibleAdAccount(w http.ResponseWriter, r *http.Request, v viewer) (storage.ConsoleAdAccount, bool) {
 	a, err := s.store.ConsoleAdAccount(r.Context(), v.User.ID, v.Admin, r.PathValue("account"))
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return a, false
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return a, false
 	}
 	return a, true
@@ -191,12 +185,7 @@ func (s *Server) renderAudience(w http.ResponseWriter, r *http.Request, v viewer
 		return
 	}
 	aud, err := s.store.CustomAudience(r.Context(), a.ID, r.PathValue("audience"), true)
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return
 	}
 	recordedBy := "" // the owner sees every batch; an account it is shared with, its own
@@ -294,12 +283,7 @@ func (s *Server) catalogProducts(w http.ResponseWriter, r *http.Request, v viewe
 
 func (s *Server) renderCatalog(w http.ResponseWriter, r *http.Request, v viewer, fragment string) {
 	c, err := s.store.ConsoleProductCatalog(r.Context(), v.User.ID, v.Admin, r.PathValue("catalog"))
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return
 	}
 	products, err := s.store.ConsoleCatalogProducts(r.Context(), c.ID, catalogProductCount+1)

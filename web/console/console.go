@@ -309,12 +309,7 @@ func (s *Server) visibleApp(w http.ResponseWriter, r *http.Request, v viewer) (s
 		return storage.App{}, false
 	}
 	app, err := s.store.AppByID(r.Context(), id)
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return storage.App{}, false
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return storage.App{}, false
 	}
 	if !v.Admin {
@@ -349,4 +344,18 @@ func (s *Server) notify(ctx context.Context, what string, f func(context.Context
 	if err := f(ctx); err != nil {
 		s.log.WarnContext(ctx, "console: announce change", "what", what, "error", err)
 	}
+}
+
+// found reports whether err is nil; otherwise it answers: 404 (the
+// console's page) for storage.ErrNotFound, the failure page for the rest.
+func (s *Server) found(w http.ResponseWriter, r *http.Request, v viewer, err error) bool {
+	switch {
+	case err == nil:
+		return true
+	case errors.Is(err, storage.ErrNotFound):
+		s.notFound(w, r, v)
+	default:
+		s.kit.Fail(w, r, err)
+	}
+	return false
 }

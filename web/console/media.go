@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"strconv"
@@ -127,12 +126,7 @@ func (s *Server) serveMedia(w http.ResponseWriter, r *http.Request, v viewer, pi
 		return
 	}
 	body, size, err := s.cfg.OpenBlob(r.Context(), ref.key)
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return
 	}
 	defer body.Close()
@@ -157,12 +151,7 @@ func (s *Server) visibleMedia(w http.ResponseWriter, r *http.Request, v viewer) 
 		return storage.Media{}, false
 	}
 	m, err := s.store.Media(r.Context(), id)
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return m, false
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return m, false
 	}
 	if v.Admin {

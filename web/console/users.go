@@ -145,12 +145,7 @@ func (s *Server) setVerified(w http.ResponseWriter, r *http.Request, v viewer) {
 // userChanged answers a failed change of user id, or announces a done one
 // (ok true: the caller redirects).
 func (s *Server) userChanged(w http.ResponseWriter, r *http.Request, v viewer, id int64, err error) bool {
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return false
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return false
 	}
 	s.notify(r.Context(), "user changed", func(ctx context.Context) error { return call(s.cfg.Notify.UserChanged, ctx, id) })

@@ -64,12 +64,7 @@ func (s *Server) visibleWebhook(w http.ResponseWriter, r *http.Request, v viewer
 		return app, storage.Webhook{}, false
 	}
 	hook, err := s.store.WebhookOf(r.Context(), app.ID, id)
-	if errors.Is(err, storage.ErrNotFound) {
-		s.notFound(w, r, v)
-		return app, hook, false
-	}
-	if err != nil {
-		s.kit.Fail(w, r, err)
+	if !s.found(w, r, v, err) {
 		return app, hook, false
 	}
 	return app, hook, true
