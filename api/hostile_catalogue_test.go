@@ -92,7 +92,7 @@ func TestHostileInputCatalogue(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cursors: %v", err)
 		}
-		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db)
+		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
 		mods = d.Modules
 	})
 	bodies := bodyCases(t, b)

@@ -39,7 +39,7 @@ func TestEveryJSONBodyRefusesRepeatedKeys(t *testing.T) {
 		if err != nil {
 			t.Fatalf("cursors: %v", err)
 		}
-		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db)
+		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
 		mods = d.Modules
 	})
 	cases := repeatedKeyCases(t, b)

@@ -19,9 +19,9 @@ type OpsRecorder interface {
 }
 
 // opsSkipped are the paths whose requests are not the API's answers: the
-// console and its assets, the queue dashboard, Aviary's own endpoints,
+// console and its assets, the public media files, the queue dashboard, Aviary's own endpoints,
 // probes and metrics.
-var opsSkipped = []string{"/console", "/i/", "/admin/", "/_aviary/", "/healthz", "/readyz", "/metrics"}
+var opsSkipped = []string{"/console", "/i/", "/media/", "/admin/", "/_aviary/", "/healthz", "/readyz", "/metrics"}
 
 // recordOps counts the request and keeps it when it is an error answer.
 func (s *Server) recordOps(w http.ResponseWriter, r *http.Request, rec *statusRecorder, end time.Time) {

@@ -40,6 +40,7 @@ import (
 	"github.com/aviary-dev/aviary/api/usage"
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
+	"github.com/aviary-dev/aviary/render"
 )
 
 // Modules are the API's features; cmd builds each from the backends. A nil
@@ -107,8 +108,9 @@ type AdsStore interface {
 	cards.Store
 }
 
-// NewAdsModules builds every ads feature on the kit and the store.
-func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
+// NewAdsModules builds every ads feature on the kit and the store; urls
+// builds the media URLs the media library and cards show (nil: none).
+func NewAdsModules(kit adsx.Kit, st AdsStore, urls *render.MediaURLs) AdsModules {
 	return AdsModules{
 		Accounts:     accounts.New(accounts.Deps{Kit: kit, Store: st}),
 		Campaigns:    campaigns.New(campaigns.Deps{Kit: kit, Store: st}),
@@ -117,14 +119,14 @@ func NewAdsModules(kit adsx.Kit, st AdsStore) AdsModules {
 		Targeting:    targeting.New(targeting.Deps{Kit: kit, Store: st}),
 		Categories:   categories.New(categories.Deps{Kit: kit, Store: st}),
 		Creatives:    creatives.New(creatives.Deps{Kit: kit, Store: st}),
-		MediaLibrary: medialibrary.New(medialibrary.Deps{Kit: kit, Store: st}),
+		MediaLibrary: medialibrary.New(medialibrary.Deps{Kit: kit, Store: st, MediaURLs: urls}),
 		Audiences:    audiences.New(audiences.Deps{Kit: kit, Store: st}),
 		DoNotReach:   donotreach.New(donotreach.Deps{Kit: kit, Store: st}),
 		Permissions:  permissions.New(permissions.Deps{Kit: kit, Store: st}),
 		Catalogs:     catalogs.New(catalogs.Deps{Kit: kit, Store: st}),
 		Insights:     insights.New(insights.Deps{Kit: kit, Store: st}),
 		AdsPosts:     adsposts.New(adsposts.Deps{Kit: kit, Store: st}),
-		Cards:        cards.New(cards.Deps{Kit: kit, Store: st}),
+		Cards:        cards.New(cards.Deps{Kit: kit, Store: st, MediaURLs: urls}),
 	}
 }
 
@@ -211,6 +213,10 @@ func (s *Server) routes() {
 	}
 	for _, e := range s.Modules.endpoints(s.Sandbox) {
 		s.mux.Handle(e.Pattern, stack.Handler(e))
+	}
+	if s.Modules.Media != nil && !s.Sandbox {
+		// Public and unauthenticated, like the platform's media host.
+		s.mux.Handle(media.PublicPattern, httpx.Adapt(s.Errors, s.Logger, s.Modules.Media.ServePublic))
 	}
 	s.mux.HandleFunc("GET /healthz", s.healthz)
 	s.mux.HandleFunc("GET /readyz", s.readyz)

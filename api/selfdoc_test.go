@@ -91,7 +91,7 @@ func serve(t *testing.T, platform *selfdoc.Platform) (doc map[string]any, raw []
 		if err != nil {
 			t.Fatalf("cursors: %v", err)
 		}
-		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db)
+		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
 		d.Platform = platform
 		d.PublicURL = "http://aviary.test"
 		mods = d.Modules

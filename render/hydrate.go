@@ -21,6 +21,9 @@ type Store interface {
 type Hydrator struct {
 	Store Store
 	Clock func() time.Time
+	// MediaURLs builds the media's url and preview_image_url (nil: they
+	// are not shown).
+	MediaURLs *MediaURLs
 }
 
 func (h *Hydrator) now() time.Time {
@@ -108,7 +111,7 @@ func (h *Hydrator) Tweets(ctx context.Context, posts []storage.Post, o Options, 
 	}
 	for _, id := range inc.media {
 		if m, ok := media[id]; ok {
-			out.Includes.Media = append(out.Includes.Media, renderMedia(m, o.Media))
+			out.Includes.Media = append(out.Includes.Media, renderMedia(m, o.Media, h.MediaURLs))
 		}
 	}
 	users, err := g.renderUsers(ctx, inc.users)

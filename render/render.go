@@ -151,6 +151,10 @@ type Media struct {
 	DurationMS    int64         `json:"duration_ms,omitempty"`
 	AltText       string        `json:"alt_text,omitempty"`
 	PublicMetrics *MediaMetrics `json:"public_metrics,omitempty"`
+	// URL is a photo's image; PreviewImageURL a video's or animated
+	// GIF's poster frame (MediaURLs).
+	URL             string `json:"url,omitempty"`
+	PreviewImageURL string `json:"preview_image_url,omitempty"`
 }
 
 // MediaMetrics are a video's public counters.
@@ -371,8 +375,9 @@ func renderUser(u storage.User, metrics storage.UserMetrics, f FieldSet) User {
 }
 
 // renderMedia shows m with the fields f asks for (Aviary's media kinds are
-// the platform's media types).
-func renderMedia(m storage.Media, f FieldSet) Media {
+// the platform's media types); urls builds url and preview_image_url (nil:
+// neither is shown).
+func renderMedia(m storage.Media, f FieldSet, urls *MediaURLs) Media {
 	out := Media{MediaKey: m.Key, Type: m.Kind}
 	if f.Has("width") {
 		out.Width = m.Width
@@ -388,6 +393,12 @@ func renderMedia(m storage.Media, f FieldSet) Media {
 	}
 	if f.Has("public_metrics") && m.Kind == storage.MediaVideo {
 		out.PublicMetrics = &MediaMetrics{ViewCount: m.ViewCount}
+	}
+	if f.Has("url") && m.Kind == storage.MediaPhoto {
+		out.URL = urls.Output(m)
+	}
+	if f.Has("preview_image_url") && m.Kind != storage.MediaPhoto {
+		out.PreviewImageURL = urls.Preview(m)
 	}
 	return out
 }

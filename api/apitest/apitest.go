@@ -38,6 +38,7 @@ import (
 	"github.com/aviary-dev/aviary/api/users"
 	"github.com/aviary-dev/aviary/api/webhooks"
 	"github.com/aviary-dev/aviary/events/bus"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob/local"
 	"github.com/aviary-dev/aviary/storage/postgres"
@@ -68,6 +69,9 @@ type Bundle struct {
 	BlobDir string
 }
 
+// PublicURL is the public base URL the test modules build media URLs on.
+const PublicURL = "http://aviary.test"
+
 // Modules builds the compliance, media, posts, users, search, news and streams
 // modules on db with a local blob store in a temporary directory, as every
 // API test server serves them.
@@ -84,23 +88,24 @@ func ModulesIn(t testing.TB, db *postgres.DB, w apierr.Writer, log *slog.Logger,
 		t.Fatalf("local blobs: %v", err)
 	}
 	val := validation.New()
+	urls := render.NewMediaURLs(PublicURL)
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: db, Blobs: blobs, Validator: val, Problems: w, Logger: log}),
 		Media:      media.New(media.Deps{Store: db, Blobs: blobs, Validator: val, Logger: log}),
-		Posts:      posts.New(posts.Deps{Store: db, Validator: val, Problems: w}),
-		Users:      users.New(users.Deps{Store: db, Problems: w}),
-		Social:     social.New(social.Deps{Store: db, Validator: val, Problems: w}),
-		Search:     search.New(search.Deps{Store: db}),
-		News:       news.New(news.Deps{Store: db, Problems: w}),
+		Posts:      posts.New(posts.Deps{Store: db, MediaURLs: urls, Validator: val, Problems: w}),
+		Users:      users.New(users.Deps{Store: db, MediaURLs: urls, Problems: w}),
+		Social:     social.New(social.Deps{Store: db, MediaURLs: urls, Validator: val, Problems: w}),
+		Search:     search.New(search.Deps{Store: db, MediaURLs: urls}),
+		News:       news.New(news.Deps{Store: db, MediaURLs: urls, Problems: w}),
 		// Without a hub the stream answers operational-disconnect; SetupOn
 		// gives it one.
-		Streams: streams.New(streams.Deps{Store: db, Validator: val, Problems: w, Errors: w, Logger: log}),
+		Streams: streams.New(streams.Deps{Store: db, MediaURLs: urls, Validator: val, Problems: w, Errors: w, Logger: log}),
 		// No allow-list: the CRC of a test's local receiver needs one
 		// (api/webhooks' tests build their own module).
 		Webhooks:              webhooks.New(webhooks.Deps{Store: db, Validator: val, Logger: log}),
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: db, Validator: val, Logger: log}),
 		Inspect:               inspect.New(db),
-		DMs:                   dms.New(dms.Deps{Store: db, Validator: val}),
+		DMs:                   dms.New(dms.Deps{Store: db, MediaURLs: urls, Validator: val}),
 	}
 }
 

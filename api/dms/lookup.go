@@ -202,7 +202,7 @@ func (m *Module) media(ctx context.Context, list []int64, o options) ([]render.M
 	}
 	out := make([]render.Media, 0, len(found))
 	for _, md := range found {
-		out = append(out, render.MediaObject(md, o.media))
+		out = append(out, render.MediaObject(md, o.media, m.hydrator.MediaURLs))
 	}
 	return out, nil
 }

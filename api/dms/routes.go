@@ -32,6 +32,9 @@ type Deps struct {
 	Store     Store
 	Validator *validation.Validator
 	Clock     func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the direct messages feature.
@@ -45,7 +48,7 @@ func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // listParams are the query parameters of the DM event lists.

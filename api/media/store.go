@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/aviary-dev/aviary/storage"
+	"github.com/aviary-dev/aviary/storage/blob"
 )
 
 // Store is the record access the media upload endpoints need
@@ -19,6 +20,8 @@ type Store interface {
 	UsersByIDs(ctx context.Context, ids []int64) ([]storage.User, error)
 	CreateMedia(ctx context.Context, m storage.Media) (storage.Media, error)
 	Media(ctx context.Context, id int64) (storage.Media, error)
+	// MediaByKey loads a media by its media_key (the public route).
+	MediaByKey(ctx context.Context, key string) (storage.Media, error)
 	// AddMediaSegment records a stored copy of a segment; storage.ErrConflict
 	// when the upload no longer takes segments (finalized or expired at at).
 	AddMediaSegment(ctx context.Context, seg storage.MediaSegment, at time.Time) (storage.Media, error)
@@ -32,5 +35,7 @@ type Store interface {
 // streams when size is -1.
 type BlobStore interface {
 	Put(ctx context.Context, key string, r io.Reader, size int64, contentType string) error
+	// Get opens a processed copy for the public route.
+	Get(ctx context.Context, key string) (io.ReadCloser, blob.Info, error)
 	Delete(ctx context.Context, key string) error
 }

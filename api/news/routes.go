@@ -29,6 +29,9 @@ type Deps struct {
 	Store    Store
 	Problems objects.ProblemRenderer
 	Clock    func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the news feature.
@@ -45,7 +48,7 @@ func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // Query parameters.

@@ -25,6 +25,9 @@ type Deps struct {
 	// CreatesPerDay are the 24-hour limits of POST /2/tweets (zero fields:
 	// DefaultAppCreatesPerDay, DefaultUserCreatesPerDay).
 	CreatesPerDay DayLimits
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // DayLimits are the 24-hour limits of post creation: per app, and per user
@@ -66,7 +69,7 @@ func New(d Deps) *Module {
 	if d.Validator != nil {
 		registerRules(d.Validator)
 	}
-	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // Routes lists the post endpoints.

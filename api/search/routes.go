@@ -26,6 +26,9 @@ type Store interface {
 type Deps struct {
 	Store Store
 	Clock func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the search feature.
@@ -39,7 +42,7 @@ func New(d Deps) *Module {
 	if d.Clock == nil {
 		d.Clock = time.Now
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // archive describes one of the two indexes: the last 7 days (recent) and

@@ -22,6 +22,9 @@ type Deps struct {
 	Validator *validation.Validator
 	Problems  objects.ProblemRenderer
 	Clock     func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the social graph feature.
@@ -38,7 +41,7 @@ func New(d Deps) *Module {
 	if d.Problems == nil {
 		d.Problems = apierr.Writer{}
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // listParams are the query parameters of the lists.

@@ -31,6 +31,9 @@ type Deps struct {
 	Store    Store
 	Problems objects.ProblemRenderer
 	Clock    func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the Spaces feature.
@@ -44,7 +47,7 @@ func New(d Deps) *Module {
 	if d.Problems == nil {
 		d.Problems = apierr.Writer{}
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // Query parameters.

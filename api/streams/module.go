@@ -65,6 +65,9 @@ type Deps struct {
 	Connections int
 	// KeepAlive is the idle interval of "\r\n" (AVIARY_STREAM_KEEPALIVE).
 	KeepAlive time.Duration
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the streams feature.
@@ -100,7 +103,7 @@ func New(d Deps) *Module {
 	if d.KeepAlive <= 0 {
 		d.KeepAlive = DefaultKeepAlive
 	}
-	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}, renders: newRenderCache()}
+	return &Module{Deps: d, Hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}, renders: newRenderCache()}
 }
 
 // Routes lists the streaming endpoints: the rules, the stream and the

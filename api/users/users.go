@@ -26,6 +26,9 @@ type Deps struct {
 	Store    render.Store
 	Problems objects.ProblemRenderer
 	Clock    func() time.Time
+	// MediaURLs builds the media objects' url and preview_image_url
+	// (nil: they are not shown).
+	MediaURLs *render.MediaURLs
 }
 
 // Module is the users feature.
@@ -39,7 +42,7 @@ func New(d Deps) *Module {
 	if d.Problems == nil {
 		d.Problems = apierr.Writer{}
 	}
-	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock}}
+	return &Module{Deps: d, hydrator: &render.Hydrator{Store: d.Store, Clock: d.Clock, MediaURLs: d.MediaURLs}}
 }
 
 // maxLookup is how many ids or usernames one lookup takes.

@@ -36,6 +36,7 @@ import (
 	"github.com/aviary-dev/aviary/api/spaces"
 	"github.com/aviary-dev/aviary/api/state"
 	"github.com/aviary-dev/aviary/api/users"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 	"github.com/aviary-dev/aviary/storage/blob"
 	"github.com/aviary-dev/aviary/tasks"
@@ -66,24 +67,25 @@ func newModules(cfg *config, b *backends, errs apierr.Writer, log *slog.Logger) 
 	if err != nil {
 		return api.Modules{}, err
 	}
+	urls := render.NewMediaURLs(cfg.PublicURL)
 	return api.Modules{
 		Compliance: compliance.New(compliance.Deps{Store: b.apiDB, Blobs: b.blobs, Uploads: uploads, PublicURL: cfg.PublicURL, Queue: queue,
 			MaxUpload: cfg.ComplianceMaxUpload, Validator: val, Problems: errs, Logger: log}),
 		Media:    media.New(media.Deps{Store: b.apiDB, Blobs: b.blobs, Queue: queue, ImageWait: cfg.MediaImageWait, Validator: val, Logger: log}),
-		Posts:    posts.New(posts.Deps{Store: b.apiDB, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
-		Users:    users.New(users.Deps{Store: b.apiDB, Problems: errs}),
-		Social:   social.New(social.Deps{Store: b.apiDB, Validator: val, Problems: errs}),
-		Search:   search.New(search.Deps{Store: b.apiDB}),
-		News:     news.New(news.Deps{Store: b.apiDB, Problems: errs}),
-		Spaces:   spaces.New(spaces.Deps{Store: b.apiDB, Problems: errs}),
+		Posts:    posts.New(posts.Deps{Store: b.apiDB, MediaURLs: urls, Validator: val, Problems: errs, CreatesPerDay: postsPerDay(cfg)}),
+		Users:    users.New(users.Deps{Store: b.apiDB, MediaURLs: urls, Problems: errs}),
+		Social:   social.New(social.Deps{Store: b.apiDB, MediaURLs: urls, Validator: val, Problems: errs}),
+		Search:   search.New(search.Deps{Store: b.apiDB, MediaURLs: urls}),
+		News:     news.New(news.Deps{Store: b.apiDB, MediaURLs: urls, Problems: errs}),
+		Spaces:   spaces.New(spaces.Deps{Store: b.apiDB, MediaURLs: urls, Problems: errs}),
 		Streams:  str,
 		Webhooks: hooks,
 		ActivitySubscriptions: activity.NewSubscriptions(activity.SubscriptionDeps{Store: b.apiDB, Validator: val, Logger: log,
 			Cap: cfg.ActivitySubscriptionCap}),
 		Inspect: inspect.New(b.apiDB),
 		Usage:   startUsageMeter(cfg, b, errs, log),
-		DMs:     dms.New(dms.Deps{Store: b.apiDB, Validator: val}),
-		Ads:     api.NewAdsModules(kit, b.apiDB),
+		DMs:     dms.New(dms.Deps{Store: b.apiDB, MediaURLs: urls, Validator: val}),
+		Ads:     api.NewAdsModules(kit, b.apiDB, urls),
 	}, nil
 }
 

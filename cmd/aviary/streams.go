@@ -10,6 +10,7 @@ import (
 	"github.com/aviary-dev/aviary/api/apierr"
 	"github.com/aviary-dev/aviary/api/streams"
 	"github.com/aviary-dev/aviary/events/bus"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/validation"
 )
 
@@ -29,7 +30,7 @@ func newStreams(cfg *config, b *backends, errs apierr.Writer, val *validation.Va
 		defer cancel()
 		hub.Stop(ctx)
 	})
-	return streams.New(streams.Deps{Store: b.apiDB, Hub: hub, Log: b.db, Rules: b.db, Errors: errs, Problems: errs, Validator: val, Logger: log,
+	return streams.New(streams.Deps{Store: b.apiDB, MediaURLs: render.NewMediaURLs(cfg.PublicURL), Hub: hub, Log: b.db, Rules: b.db, Errors: errs, Problems: errs, Validator: val, Logger: log,
 		RulesMax: cfg.StreamRulesMax, RuleMaxLength: cfg.StreamRuleMaxLength, Connections: cfg.StreamConnections, KeepAlive: cfg.StreamKeepAlive}), nil
 }
 

@@ -79,7 +79,7 @@ func startWebhookDeliveries(ctx context.Context, wg *sync.WaitGroup, cfg *config
 	if err != nil {
 		return err
 	}
-	sink := workerhooks.NewLinkSink(b.db, b.db, render.Messages{Hydrator: &render.Hydrator{Store: b.db}}, log.With("component", "webhook-links"))
+	sink := workerhooks.NewLinkSink(b.db, b.db, render.Messages{Hydrator: &render.Hydrator{Store: b.db, MediaURLs: render.NewMediaURLs(cfg.PublicURL)}}, log.With("component", "webhook-links"))
 	d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: []dispatch.Sink{sink}, Logger: log,
 		Registerer: reg, Cursor: webhooksCursor}
 	wg.Go(func() {

@@ -83,7 +83,7 @@ func New(t testing.TB, opts ...Options) *Server {
 	}
 	queue := asynq.NewClient(asynq.RedisClientOpt{Addr: addr, DB: n})
 	t.Cleanup(func() { queue.Close() })
-	modules := api.Modules{Ads: api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Queue: queue, Logger: log}, db)}
+	modules := api.Modules{Ads: api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Queue: queue, Logger: log}, db, nil)}
 	s := &Server{DB: db, modules: modules.Ads, sql: sqlPool(t, db), RedisAddr: addr, RedisDB: n}
 	for _, sandbox := range []bool{false, true} {
 		authn, err := auth.New(db, auth.NewRedisNonceStore(rc, "t:nonce:"), "", time.Now, w)

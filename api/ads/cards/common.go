@@ -143,13 +143,13 @@ func stampsOf(c storage.Card) stamps {
 	return stamps{CreatedAt: adsx.Time(c.CreatedAt), UpdatedAt: adsx.Time(c.UpdatedAt), Deleted: c.Deleted()}
 }
 
-// url is the public URL of blob key, nil when there is no key or no
-// MediaURL.
-func (m *Module) url(key string) *string {
-	if key == "" || m.deps.MediaURL == nil {
+// url is the public URL of blob key blobKey of media mediaKey, nil when
+// either is empty or there are no MediaURLs.
+func (m *Module) url(mediaKey, blobKey string) *string {
+	u := m.deps.MediaURLs.Blob(mediaKey, blobKey)
+	if u == "" {
 		return nil
 	}
-	u := m.deps.MediaURL(key)
 	return &u
 }
 

@@ -328,7 +328,7 @@ func (m *Module) renderConversation(c storage.Card) conversationObject {
 		FirstCTA: b.CTAs[0], FirstCTATweet: b.CTATweets[0], SecondCTA: b.CTAs[1], SecondCTATweet: b.CTATweets[1],
 		ThirdCTA: b.CTAs[2], ThirdCTATweet: b.CTATweets[2], FourthCTA: b.CTAs[3], FourthCTATweet: b.CTATweets[3],
 		ThankYouText: b.ThankYouText, ThankYouURL: b.ThankYouURL, MediaKey: b.Media.Key,
-		MediaURL: m.url(b.Media.OutputKey), stamps: stampsOf(c)}
+		MediaURL: m.url(b.Media.Key, b.Media.OutputKey), stamps: stampsOf(c)}
 	if c.Kind == storage.CardImageConversation {
 		o.ImageDisplayWidth, o.ImageDisplayHeight = numText(int64(b.Media.Width)), numText(int64(b.Media.Height))
 		return o
@@ -336,9 +336,9 @@ func (m *Module) renderConversation(c storage.Card) conversationObject {
 	w, h := b.Media.ratio()
 	o.VideoWidth, o.VideoHeight = numText(w), numText(h)
 	o.VideoOwnerID = numText(b.Media.OwnerID)
-	o.PosterMediaURL = m.url(b.Media.PreviewKey)
+	o.PosterMediaURL = m.url(b.Media.Key, b.Media.PreviewKey)
 	if b.Poster != nil {
-		o.PosterMediaURL = m.url(b.Poster.OutputKey)
+		o.PosterMediaURL = m.url(b.Poster.Key, b.Poster.OutputKey)
 	}
 	if b.UnlockedVideo != nil {
 		o.UnlockedVideoMediaKey = b.UnlockedVideo.Key

@@ -202,13 +202,13 @@ func (m *Module) renderPoll(c storage.Card) pollObject {
 	case media == nil:
 	case media.Kind == storage.MediaVideo:
 		w, h := media.ratio()
-		o.VideoURL, o.VideoHLSURL = m.url(media.OutputKey), m.url(media.OutputKey)
+		o.VideoURL, o.VideoHLSURL = m.url(media.Key, media.OutputKey), m.url(media.Key, media.OutputKey)
 		o.VideoWidth, o.VideoHeight = numText(w), numText(h)
-		o.VideoPosterURL = m.url(media.PreviewKey)
+		o.VideoPosterURL = m.url(media.Key, media.PreviewKey)
 		o.VideoPosterWidth, o.VideoPosterHeight = numText(w), numText(h)
 		o.ContentDurationSeconds = numText((media.DurationMS + 500) / 1000)
 	default:
-		o.MediaURL = m.url(media.OutputKey)
+		o.MediaURL = m.url(media.Key, media.OutputKey)
 		o.ImageDisplayWidth, o.ImageDisplayHeight = numText(int64(media.Width)), numText(int64(media.Height))
 	}
 	return o

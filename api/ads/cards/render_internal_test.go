@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -11,7 +12,7 @@ import (
 // card's poster is the video's first frame unless a poster was chosen,
 // and a video poll shows its video and poster.
 func TestRenderMediaURLs(t *testing.T) {
-	m := New(Deps{MediaURL: func(key string) string { return "https://media.test/" + key }})
+	m := New(Deps{MediaURLs: render.NewMediaURLs("https://media.test/")})
 	video := cardMedia{Key: "13_1", Kind: storage.MediaVideo, OwnerID: 7, Width: 1920, Height: 1080, DurationMS: 8000,
 		OutputKey: "media/1/media.mp4", PreviewKey: "media/1/preview.jpg"}
 	poster := cardMedia{Key: "3_2", Kind: storage.MediaPhoto, Width: 1280, Height: 720, OutputKey: "media/2/media.jpg"}
@@ -28,11 +29,11 @@ func TestRenderMediaURLs(t *testing.T) {
 		got  *string
 		want string
 	}{
-		{"default poster", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video})).PosterMediaURL, "https://media.test/media/1/preview.jpg"},
-		{"chosen poster", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video, Poster: &poster})).PosterMediaURL, "https://media.test/media/2/media.jpg"},
-		{"conversation media", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video})).MediaURL, "https://media.test/media/1/media.mp4"},
-		{"poll video", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).VideoURL, "https://media.test/media/1/media.mp4"},
-		{"poll poster", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).VideoPosterURL, "https://media.test/media/1/preview.jpg"},
+		{"default poster", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video})).PosterMediaURL, "https://media.test/media/13_1/preview.jpg"},
+		{"chosen poster", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video, Poster: &poster})).PosterMediaURL, "https://media.test/media/3_2/media.jpg"},
+		{"conversation media", m.renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video})).MediaURL, "https://media.test/media/13_1/media.mp4"},
+		{"poll video", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).VideoURL, "https://media.test/media/13_1/media.mp4"},
+		{"poll poster", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).VideoPosterURL, "https://media.test/media/13_1/preview.jpg"},
 		{"poll seconds", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).ContentDurationSeconds, "8"},
 		{"poll ratio", m.renderPoll(card(storage.CardPoll, pollBody{Media: &video})).VideoWidth, "16"},
 	}
@@ -42,7 +43,7 @@ func TestRenderMediaURLs(t *testing.T) {
 		}
 	}
 	if got := New(Deps{}).renderConversation(card(storage.CardVideoConversation, conversationBody{Media: video})); got.PosterMediaURL != nil || got.MediaURL != nil {
-		t.Errorf("without MediaURL the URLs are null: %+v", got)
+		t.Errorf("without MediaURLs the URLs are null: %+v", got)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/httpx"
+	"github.com/aviary-dev/aviary/render"
 	"github.com/aviary-dev/aviary/storage"
 )
 
@@ -27,9 +28,9 @@ type Store interface {
 type Deps struct {
 	Kit   adsx.Kit
 	Store Store
-	// MediaURL renders the public URL of a media blob key (media_url,
+	// MediaURLs renders the public URLs of media blobs (media_url,
 	// poster_media_url); nil renders them as null.
-	MediaURL func(blobKey string) string
+	MediaURLs *render.MediaURLs
 }
 
 // Module serves the medialibrary endpoints.

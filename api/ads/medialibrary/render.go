@@ -57,7 +57,7 @@ func (m *Module) render(e storage.MediaLibraryEntry) libraryObject {
 	media := e.Media
 	o := libraryObject{MediaKey: e.MediaKey, Name: untitled, FileName: e.FileName, Title: e.Title,
 		Description: e.Description, MediaType: mediaTypeOfKind[media.Kind], MediaCategory: strings.ToUpper(media.Category),
-		MediaStatus: mediaStatus(media.State), MediaURL: m.url(media.OutputKey), PosterMediaKey: e.PosterMediaKey,
+		MediaStatus: mediaStatus(media.State), MediaURL: m.url(media.Key, media.OutputKey), PosterMediaKey: e.PosterMediaKey,
 		AspectRatio: aspectRatio(media), Tweeted: e.Tweeted, CreatedAt: adsx.Time(e.CreatedAt),
 		UpdatedAt: adsx.Time(e.UpdatedAt), Deleted: e.Deleted}
 	if e.Name != nil {
@@ -65,9 +65,9 @@ func (m *Module) render(e storage.MediaLibraryEntry) libraryObject {
 	}
 	switch {
 	case e.PosterOutputKey != "":
-		o.PosterMediaURL = m.url(e.PosterOutputKey)
+		o.PosterMediaURL = m.url(deref(e.PosterMediaKey), e.PosterOutputKey)
 	case media.Kind != storage.MediaPhoto:
-		o.PosterMediaURL = m.url(media.PreviewKey)
+		o.PosterMediaURL = m.url(media.Key, media.PreviewKey)
 	}
 	if media.Kind == storage.MediaVideo {
 		d := media.DurationMS
@@ -76,13 +76,13 @@ func (m *Module) render(e storage.MediaLibraryEntry) libraryObject {
 	return o
 }
 
-// url is the public URL of blob key, nil when there is no key or no
-// MediaURL.
-func (m *Module) url(key string) *string {
-	if key == "" || m.deps.MediaURL == nil {
+// url is the public URL of blob key blobKey of media mediaKey, nil when
+// either is empty or there are no MediaURLs.
+func (m *Module) url(mediaKey, blobKey string) *string {
+	u := m.deps.MediaURLs.Blob(mediaKey, blobKey)
+	if u == "" {
 		return nil
 	}
-	u := m.deps.MediaURL(key)
 	return &u
 }
 
@@ -118,4 +118,12 @@ func gcd(a, b int) int {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// deref is *s, "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
