@@ -20,8 +20,8 @@ import (
 // "activity-stream" publishes to the Redis activity stream, so a Redis
 // outage never stops the webhooks, nor a PostgreSQL write error the
 // stream, and neither holds back the filtered stream or the webhook links.
-func startActivityDispatchers(ctx context.Context, wg *sync.WaitGroup, b *backends, log *slog.Logger, reg prometheus.Registerer) {
-	posts := &render.Hydrator{Store: b.db}
+func startActivityDispatchers(ctx context.Context, cfg *config, wg *sync.WaitGroup, b *backends, log *slog.Logger, reg prometheus.Registerer) {
+	posts := &render.Hydrator{Store: b.db, MediaURLs: render.NewMediaURLs(cfg.PublicURL)}
 	sinks := []*activity.Sink{
 		{Mode: activity.Webhooks, Store: b.db, Posts: posts, Logger: log.With("component", activity.WebhooksCursor)},
 		{Mode: activity.Stream, Store: b.db, Posts: posts, Bus: bus.New(b.redis, eventBusPrefix),

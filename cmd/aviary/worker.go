@@ -101,7 +101,7 @@ func runWorkers(ctx context.Context, cfg *config, b *backends, log *slog.Logger,
 		return fmt.Errorf("start worker: %w", err)
 	}
 	startDispatcher(sctx, &wg, b, log, reg)
-	startActivityDispatchers(sctx, &wg, b, log, reg)
+	startActivityDispatchers(sctx, cfg, &wg, b, log, reg)
 	if err := startWebhookDeliveries(sctx, &wg, cfg, b, log, reg); err != nil {
 		cancel()
 		wg.Wait()
