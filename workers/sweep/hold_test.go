@@ -66,7 +66,7 @@ func (l *leases) TaskLeaseHeld(_ context.Context, id string) (bool, error) {
 }
 
 // TestHoldStopsARunThatLostItsLease: a run whose lease was taken, or could
-// not be renewed and would lapse before the next heartbeat, is cancelled
+// not be renewed and is two heartbeats from lapsing, is cancelled
 // with ErrLeaseLost (another run may start); a failed renewal is retried
 // while the lease has time left.
 func TestHoldStopsARunThatLostItsLease(t *testing.T) {
@@ -80,12 +80,12 @@ func TestHoldStopsARunThatLostItsLease(t *testing.T) {
 		{"not renewed for a ttl", &leases{renewErr: errors.New("database down")}, true},
 		{"renewed", &leases{}, false},
 	} {
-		hold := &sweep.Hold{Leases: tc.leases, TTL: 100 * time.Millisecond, Heartbeat: 10 * time.Millisecond}
+		hold := &sweep.Hold{Leases: tc.leases, TTL: 300 * time.Millisecond, Heartbeat: 30 * time.Millisecond}
 		err := hold.Do(t.Context(), "task-1", func(ctx context.Context) error {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(300 * time.Millisecond):
+			case <-time.After(600 * time.Millisecond):
 				return nil
 			}
 		})

@@ -10,8 +10,10 @@ import (
 	"github.com/aviary-dev/aviary/workers/sweep"
 )
 
-// LeaseTTL is the lease HeldWork gives its runs.
-const LeaseTTL = 300 * time.Millisecond
+// LeaseTTL is the lease HeldWork gives its runs: long enough that its
+// renewals (bounded by a heartbeat, a sixth of it) survive a loaded
+// machine's slow statements; a run stops two heartbeats before a lapse.
+const LeaseTTL = time.Second
 
 // HeldWork checks the lease rule on one due record whose task is taskID
 // (its queue emptied, as when Redis was wiped mid-run): tick, a sweep of
