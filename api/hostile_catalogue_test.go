@@ -22,14 +22,11 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/aviary-dev/aviary/api"
-	"github.com/aviary-dev/aviary/api/ads/adsx"
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/api/auth"
 	"github.com/aviary-dev/aviary/api/httpx"
 	"github.com/aviary-dev/aviary/domain/activity"
 	"github.com/aviary-dev/aviary/storage"
-	"github.com/aviary-dev/aviary/storage/postgres"
 	"github.com/aviary-dev/aviary/storage/storagetest/factory"
 )
 
@@ -86,15 +83,7 @@ func wildcardKind(path, name string) string {
 // state change from a refused request, the route's error envelope, and
 // cross-tenant answers identical to those for ids nobody has.
 func TestHostileInputCatalogue(t *testing.T) {
-	var mods api.Modules
-	b := apitest.SetupOn(t, 1000, func(db *postgres.DB, d *api.Deps) {
-		cursors, err := adsx.NewCursors(bytes.Repeat([]byte{7}, 32))
-		if err != nil {
-			t.Fatalf("cursors: %v", err)
-		}
-		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
-		mods = d.Modules
-	})
+	b, mods := setupWithAds(t, 1000)
 	bodies := bodyCases(t, b)
 	mallory := b.AddUser(t, "mallory", storage.AccessReadWrite)
 	own := hostileTenant(t, b, b.App, b.Author, "oauth:author")

@@ -33,15 +33,7 @@ type repeatedKeyCase struct {
 // naming it, in the route's envelope (Problem JSON on /2, the ads envelope
 // on /12), with nothing changed. encoding/json would keep the last value.
 func TestEveryJSONBodyRefusesRepeatedKeys(t *testing.T) {
-	var mods api.Modules
-	b := apitest.SetupOn(t, 100, func(db *postgres.DB, d *api.Deps) {
-		cursors, err := adsx.NewCursors(bytes.Repeat([]byte{7}, 32))
-		if err != nil {
-			t.Fatalf("cursors: %v", err)
-		}
-		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
-		mods = d.Modules
-	})
+	b, mods := setupWithAds(t, 100)
 	cases := repeatedKeyCases(t, b)
 	for _, e := range mods.Endpoints(false) {
 		if !slices.Contains(e.Body.Types, httpx.ContentJSON) {
@@ -243,4 +235,21 @@ func dbDigest(t *testing.T, b *apitest.Bundle) string {
 		out.WriteString(tbl + "=" + sum + ";")
 	}
 	return out.String()
+}
+
+// setupWithAds is the test backend (rate limits scaled by limitScale) with
+// the ads modules mounted, and the modules whose route table the
+// catalogue tests walk.
+func setupWithAds(t *testing.T, limitScale float64) (*apitest.Bundle, api.Modules) {
+	t.Helper()
+	var mods api.Modules
+	b := apitest.SetupOn(t, limitScale, func(db *postgres.DB, d *api.Deps) {
+		cursors, err := adsx.NewCursors(bytes.Repeat([]byte{7}, 32))
+		if err != nil {
+			t.Fatalf("cursors: %v", err)
+		}
+		d.Modules.Ads = api.NewAdsModules(adsx.Kit{Accounts: db, Cursors: cursors, Logger: d.Logger}, db, nil)
+		mods = d.Modules
+	})
+	return b, mods
 }
