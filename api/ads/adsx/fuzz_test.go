@@ -1,6 +1,7 @@
 package adsx
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -211,7 +212,10 @@ func FuzzCursor(f *testing.F) {
 	} {
 		f.Add(s.value, s.id, s.fp, s.cursor)
 	}
-	f.Fuzz(func(t *testing.T, value, id, fp, cursor string) {
+	f.Fuzz(func(t *testing.T, value, id, query, cursor string) {
+		// A fingerprint is always base64url (queryFingerprint); any query
+		// string maps to a distinct one.
+		fp := base64.RawURLEncoding.EncodeToString([]byte(query))
 		pos := storage.Position{Value: value, ID: id}
 		c := cursors.encode(pos, fp)
 		got, err := cursors.decode(c, fp)
