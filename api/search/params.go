@@ -152,7 +152,9 @@ func decodeToken(raw, kind string, q *httpx.Query) (int64, int64) {
 	}
 	x, err1 := strconv.ParseInt(parts[1], 10, 64)
 	y, err2 := strconv.ParseInt(parts[2], 10, 64)
-	if err1 != nil || err2 != nil || y < 0 {
+	// One spelling per token: leading zeros, a "+" sign or stray low bits
+	// in the last base64 character would read as the same position.
+	if err1 != nil || err2 != nil || y < 0 || encodeToken(kind, x, y) != raw {
 		return bad()
 	}
 	return x, y
