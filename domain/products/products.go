@@ -195,6 +195,16 @@ func (pv *Validator) Item(raw json.RawMessage) Result {
 	return res
 }
 
+// unknownField is the issue of an attribute name the catalog does not
+// know; an empty name is reported on the product itself, so every issue
+// names a field.
+func unknownField(name string) Issue {
+	if name == "" {
+		return Issue{Field: "product", Rule: RuleUnknownField, Message: "A product attribute name can not be empty"}
+	}
+	return Issue{Field: name, Rule: RuleUnknownField, Message: fmt.Sprintf("%s is not a product attribute", name)}
+}
+
 // Decode reads one product object field by field, so that every attribute
 // of the wrong JSON type and every unknown attribute is reported (rules
 // "type" and "unknown_field") while the others are still read.
@@ -209,7 +219,7 @@ func (pv *Validator) Decode(raw json.RawMessage) (Product, []Issue) {
 	for _, name := range sortedKeys(obj) {
 		i, ok := pv.fields[name]
 		if !ok {
-			issues = append(issues, Issue{Field: name, Rule: RuleUnknownField, Message: fmt.Sprintf("%s is not a product attribute", name)})
+			issues = append(issues, unknownField(name))
 			continue
 		}
 		if bytes.Equal(bytes.TrimSpace(obj[name]), []byte("null")) {

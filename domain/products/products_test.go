@@ -69,6 +69,7 @@ func TestProductRules(t *testing.T) {
 		{"id too long", with("id", long(101)), []string{"id:max_length"}},
 		{"id not a string", with("id", 12), []string{"id:type"}},
 		{"unknown attribute", with("colour", "red"), []string{"colour:unknown_field"}},
+		{"empty attribute name", with("", "red"), []string{"product:unknown_field"}},
 		{"title missing", with("title", nil), []string{"title:required"}},
 		{"title 150", with("title", long(150)), nil},
 		{"title 151", with("title", long(151)), []string{"title:max_length"}},
