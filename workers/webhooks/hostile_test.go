@@ -64,7 +64,7 @@ func TestDeletedWhileDraining(t *testing.T) {
 	rc.secret = f.app.ConsumerSecret
 	f.queue(t, 1, 2000)
 	d := deliverer(t, f.db)
-	d.Lease = 30 * time.Second // the default: renewed every 10 s
+	d.Lease = 30 * time.Second // a long lease: renewed every 3 s, long before it lapses
 	run(t, d)
 	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 10 })
 	if err := f.db.DeleteWebhook(t.Context(), f.app.ID, f.hook.ID); err != nil {
