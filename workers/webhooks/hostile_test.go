@@ -53,7 +53,7 @@ func TestLargeAnswerDelivered(t *testing.T) {
 // TestDeletedWhileDraining: once DELETE /2/webhooks/{id} has answered, the
 // webhook receives at most what the drain had read (two batches: the one
 // being sent and the one read ahead), not everything until the lease's
-// next renewal (a third of it: 10 s by default).
+// next renewal (every 3 s by default).
 func TestDeletedWhileDraining(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, "", func(*http.Request, []byte) int {
