@@ -299,12 +299,12 @@ func TestWorkerDiesMidDrain(t *testing.T) {
 	f.queue(t, 1, 300)
 	store := &deadStore{DB: f.db}
 	a := deliverer(t, f.db)
-	a.Store, a.Lease = store, 600*time.Millisecond
+	a.Store, a.Lease = store, 1500*time.Millisecond
 	run(t, a)
 	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 50 })
 	store.dead.Store(true)
 	b := deliverer(t, f.db)
-	b.Lease = 600 * time.Millisecond
+	b.Lease = 1500 * time.Millisecond
 	run(t, b)
 	eventually(t, "300 delivered", func() bool { return f.states(t)["delivered"] == 300 })
 	got := rc.got()
