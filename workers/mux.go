@@ -43,8 +43,9 @@ type Deps struct {
 	// WebhookReplay starts webhook replay jobs (webhooks:replay).
 	WebhookReplay *webhooks.Replayer
 	// Hold, when set, makes every run of a task its sweeper recovers
-	// (compliance jobs, media, audience and do-not-reach batches) hold the
-	// task's lease, so the sweeper never enqueues it twice
+	// (compliance jobs, media, audience and do-not-reach batches, catalog
+	// image checks, news refreshes, webhook replays) hold the task's lease,
+	// so the sweeper never enqueues it twice and a killed run is rescued
 	// (docs/outages.md).
 	Hold   *sweep.Hold
 	Logger *slog.Logger
@@ -68,9 +69,15 @@ type route struct {
 }
 
 // leased are the task types whose runs hold their task's lease (Deps.Hold):
-// those a sweeper enqueues again when their record looks stuck.
+// those a sweeper enqueues again when their record looks stuck, so a
+// killed worker's run is rescued within seconds (sweep.Rescue) rather
+// than after asynq's own recovery (60-120 s). Each handler's final write
+// is conditional on its record's state, so a rescue and the original run
+// asynq hands back later never both apply: an image check records only a
+// version still pending images, a replay job starts only while queued, and
+// a news refresh is an upsert of the same stories (docs/outages.md).
 var leased = map[string]bool{tasks.TypeComplianceProcess: true, tasks.TypeMediaProcess: true, tasks.TypeAudienceApplyBatch: true,
-	tasks.TypeDoNotReachApply: true}
+	tasks.TypeDoNotReachApply: true, tasks.TypeCatalogImages: true, tasks.TypeNewsRefresh: true, tasks.TypeWebhookReplay: true}
 
 // routes lists every task type a worker serves, in one place.
 func (d Deps) routes() []route {

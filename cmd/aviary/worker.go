@@ -184,7 +184,7 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// lost (docs/ads-catalog-images.md).
 	catalogImages := &sweep.Sweeper[storage.Product]{
 		Source: &catalogs.Sweep{Store: b.db, Tasks: inspector, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	}
 	sweepers = append(sweepers, catalogImages)
@@ -211,11 +211,15 @@ func startSweepers(ctx context.Context, wg *sync.WaitGroup, cfg *config, b *back
 	// end those whose task was archived (docs/webhooks.md, "Replay").
 	sweepers = append(sweepers, &sweep.Sweeper[storage.WebhookReplayJob]{
 		Source: &workerhooks.ReplaySweep{Store: b.db, Logger: log.With("component", "sweep")},
-		Queue:  queue, Inspector: inspector, Locker: locker,
+		Queue:  queue, Inspector: inspector, Locker: locker, Leases: b.db,
 		Logger: log.With("component", "sweep"), Interval: cfg.ReconcileInterval,
 	})
 	// News: enqueue news:refresh every AVIARY_NEWS_INTERVAL (docs/news.md).
-	sweepers = append(sweepers, news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep")))
+	// Its runs hold the task's lease (workers.NewMux): a tick never enqueues
+	// the refresh while a live run (or a rescue of a killed one) holds it.
+	newsSweep := news.NewSweeper(queue, inspector, locker, cfg.NewsInterval, log.With("component", "sweep"))
+	newsSweep.Leases = b.db
+	sweepers = append(sweepers, newsSweep)
 	// Events: delete the events older than AVIARY_EVENTS_RETENTION and the
 	// stream connections closed before AVIARY_STREAM_CONNECTIONS_RETENTION,
 	// one replica per turn (docs/events.md, docs/streams.md).

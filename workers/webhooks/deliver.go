@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -32,8 +33,17 @@ const (
 	DefaultDeliveryTimeout  = 10 * time.Second // AVIARY_WEBHOOK_DELIVERY_TIMEOUT
 	DefaultDeliverers       = 16               // AVIARY_WEBHOOK_DELIVERERS
 	DefaultDeliveryPoll     = time.Second
-	DefaultDeliveryLease    = 30 * time.Second
-	DefaultDeliveryBatch    = 500
+	// DefaultDeliveryLease is how long a webhook stays claimed after its
+	// last renewal: a killed deliverer's webhooks are claimed by another
+	// at most this long after the kill (plus a poll). The renewals come
+	// every DefaultDeliveryHeartbeat from a goroutine of their own,
+	// whatever the POST in flight is doing, so a slow receiver (a POST
+	// may take AVIARY_WEBHOOK_DELIVERY_TIMEOUT, 10 s) never costs the
+	// lease; a drain whose renewals fail stops, aborting its POST, two
+	// heartbeats before the lease can lapse (docs/webhooks.md).
+	DefaultDeliveryLease     = 15 * time.Second
+	DefaultDeliveryHeartbeat = 3 * time.Second
+	DefaultDeliveryBatch     = 500
 	// maxAnswer is the most of a receiver's answer that is read.
 	maxAnswer = 16 << 10
 	// maxRecord is the most outcomes recorded in one transaction.
@@ -101,8 +111,11 @@ type Deliverer struct {
 	ProbeInterval time.Duration // between probes of a failing webhook (DefaultProbeInterval)
 	Timeout       time.Duration // per POST (DefaultDeliveryTimeout)
 	Poll          time.Duration // (DefaultDeliveryPoll)
-	Lease         time.Duration // delivery lease, renewed at a third (DefaultDeliveryLease)
-	Batch         int           // pending rows read at a time (DefaultDeliveryBatch)
+	Lease         time.Duration // delivery lease (DefaultDeliveryLease)
+	// Heartbeat is how often a drain renews its lease: DefaultDeliveryHeartbeat,
+	// at most a fifth of Lease.
+	Heartbeat time.Duration
+	Batch     int // pending rows read at a time (DefaultDeliveryBatch)
 
 	metrics *deliveryMetrics
 	wake    chan struct{}
@@ -131,6 +144,9 @@ func (d *Deliverer) defaults() {
 		d.Timeout = or(d.Timeout, DefaultDeliveryTimeout)
 		d.Poll = or(d.Poll, DefaultDeliveryPoll)
 		d.Lease = or(d.Lease, DefaultDeliveryLease)
+		if d.Heartbeat <= 0 || d.Heartbeat > d.Lease/5 {
+			d.Heartbeat = min(DefaultDeliveryHeartbeat, d.Lease/5)
+		}
 		d.Batch = or(d.Batch, DefaultDeliveryBatch)
 		if d.Registerer == nil {
 			d.Registerer = prometheus.NewRegistry()
@@ -256,8 +272,17 @@ type drain struct {
 	ctx   context.Context // ends with the deliverer: stop after the current POST
 	lost  atomic.Bool     // the lease was lost (or the webhook deleted or invalid)
 	rec   *recorder
-	sends context.Context // outlives ctx: the current POST finishes
+	sends context.Context // outlives ctx: the current POST finishes, its outcome is recorded
+	// posts is the context of the POSTs: sends, but cancelled (errLeaseLost)
+	// when the lease is lost or about to lapse, so no POST of this drain is
+	// in flight when another deliverer may claim the webhook.
+	posts     context.Context
+	stopPosts context.CancelCauseFunc
 }
+
+// errLeaseLost cancels a drain's POST in flight: its lease was lost, or
+// its renewals failed until it was two heartbeats from lapsing.
+var errLeaseLost = errors.New("delivery lease lost")
 
 // Deliver sends claimed webhook c's due deliveries (a probe when it is
 // failing), records the outcomes and releases the lease. Run calls it
@@ -266,6 +291,8 @@ func (d *Deliverer) Deliver(ctx context.Context, c storage.DeliveryClaim) {
 	d.defaults()
 	w := &drain{d: d, c: c, ctx: ctx, sends: context.WithoutCancel(ctx),
 		log: d.Logger.With("webhook_id", c.ID, "app_id", c.AppID)}
+	w.posts, w.stopPosts = context.WithCancelCause(w.sends)
+	defer w.stopPosts(nil)
 	defer func() {
 		release, cancel := context.WithTimeout(w.sends, 5*time.Second)
 		defer cancel()
@@ -288,14 +315,28 @@ func (d *Deliverer) Deliver(ctx context.Context, c storage.DeliveryClaim) {
 	w.rec.close()
 }
 
-// keepLease renews the lease every third of it until stopped; a renewal
-// refused (lost, deleted, invalid) stops the drain after the current POST.
+// keepLease renews the lease every heartbeat until stopped, from a
+// goroutine of its own (the POST in flight does not delay it), each
+// renewal bounded by a heartbeat. A renewal refused (lost, deleted,
+// invalid) stops the drain; so does a lease two heartbeats from lapsing
+// because its renewals failed (the database away): a renewal may take a
+// whole heartbeat and the next check come a heartbeat after it, so two
+// heartbeats out the drain stops before the lapse, never after. Either
+// way the POST in flight is aborted (its delivery stays pending, without
+// an attempt counted, and goes again: at least once), so two deliverers
+// never send a webhook at once.
 func (w *drain) keepLease() (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
-	renewed := time.Now() // (the claim, a moment ago)
+	beat := w.d.Heartbeat
+	expires := time.Now().Add(w.d.Lease) // (the claim, a moment ago)
+	lose := func(msg string) {
+		w.log.Warn(msg)
+		w.lost.Store(true)
+		w.stopPosts(errLeaseLost)
+	}
 	wg.Go(func() {
-		t := time.NewTicker(w.d.Lease / 3)
+		t := time.NewTicker(beat)
 		defer t.Stop()
 		for {
 			select {
@@ -303,23 +344,21 @@ func (w *drain) keepLease() (stop func()) {
 				return
 			case <-t.C:
 			}
+			if time.Until(expires) <= 2*beat {
+				lose("delivery lease not renewed in time; stopping before it lapses")
+				return
+			}
 			start := time.Now()
-			ctx, cancel := context.WithTimeout(w.sends, w.d.Lease/3)
+			ctx, cancel := context.WithTimeout(w.sends, beat)
 			ok, err := w.d.Store.RenewDeliveryLease(ctx, w.c.ID, w.d.Holder, w.d.Lease, w.d.Clock().Add(-domain.MaxWithoutPass))
 			cancel()
 			if err != nil {
-				w.log.Warn("renew delivery lease", "err", err)
-				if time.Since(renewed) > w.d.Lease-w.d.Lease/6 {
-					w.log.Warn("delivery lease about to lapse; stopping")
-					w.lost.Store(true)
-					return
-				}
+				w.log.Warn("renew delivery lease; retrying", "err", err)
 				continue
 			}
-			renewed = start
+			expires = start.Add(w.d.Lease)
 			if !ok {
-				w.log.Info("delivery lease lost or webhook no longer deliverable; stopping")
-				w.lost.Store(true)
+				lose("delivery lease lost or webhook no longer deliverable; stopping")
 				return
 			}
 		}
@@ -508,7 +547,10 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 		}
 		o.Body, o.ReplayJobID = body, row.ReplayJobID
 	}
-	ctx, cancel := context.WithTimeout(w.sends, w.d.Timeout)
+	if w.lost.Load() {
+		return o, notSent
+	}
+	ctx, cancel := context.WithTimeout(w.posts, w.d.Timeout)
 	defer cancel()
 	o.StartedAt = w.d.Clock()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.c.URL, bytes.NewReader(body))
@@ -529,6 +571,11 @@ func (w *drain) send(row storage.WebhookDelivery) (storage.DeliveryOutcome, int)
 	o.LatencyMS = int(elapsed.Milliseconds())
 	w.d.metrics.latency.Observe(elapsed.Seconds())
 	if err != nil {
+		if errors.Is(context.Cause(w.posts), errLeaseLost) {
+			// Aborted by us, not failed by the receiver: no attempt.
+			w.log.Info("delivery aborted: the lease is lost; it goes again", "delivery_id", row.ID)
+			return o, notSent
+		}
 		o.Error = truncate(err.Error(), 300)
 		return o, unreachable
 	}

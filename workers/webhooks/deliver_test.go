@@ -350,7 +350,10 @@ func TestTwoDeliverers(t *testing.T) {
 	f := newFixture(t, rc.srv.URL+"/hook")
 	rc.secret = f.app.ConsumerSecret
 	a, b := deliverer(t, f.db), deliverer(t, f.db)
-	a.Lease, b.Lease = 300*time.Millisecond, 300*time.Millisecond
+	// Leases long enough for a loaded machine's renewals (every 400 ms,
+	// each bounded by that): a drain that cannot renew in time aborts its
+	// POST, which the receiver may count (at least once).
+	a.Lease, b.Lease = 2*time.Second, 2*time.Second
 	run(t, a)
 	run(t, b)
 	for i := range 10 {

@@ -53,7 +53,7 @@ func TestLargeAnswerDelivered(t *testing.T) {
 // TestDeletedWhileDraining: once DELETE /2/webhooks/{id} has answered, the
 // webhook receives at most what the drain had read (two batches: the one
 // being sent and the one read ahead), not everything until the lease's
-// next renewal (a third of it: 10 s by default).
+// next renewal (every 3 s by default).
 func TestDeletedWhileDraining(t *testing.T) {
 	t.Parallel()
 	rc := newReceiver(t, "", func(*http.Request, []byte) int {
@@ -64,7 +64,7 @@ func TestDeletedWhileDraining(t *testing.T) {
 	rc.secret = f.app.ConsumerSecret
 	f.queue(t, 1, 2000)
 	d := deliverer(t, f.db)
-	d.Lease = 30 * time.Second // the default: renewed every 10 s
+	d.Lease = 30 * time.Second // a long lease: renewed every 3 s, long before it lapses
 	run(t, d)
 	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 10 })
 	if err := f.db.DeleteWebhook(t.Context(), f.app.ID, f.hook.ID); err != nil {
@@ -299,12 +299,12 @@ func TestWorkerDiesMidDrain(t *testing.T) {
 	f.queue(t, 1, 300)
 	store := &deadStore{DB: f.db}
 	a := deliverer(t, f.db)
-	a.Store, a.Lease = store, 600*time.Millisecond
+	a.Store, a.Lease = store, 1500*time.Millisecond
 	run(t, a)
 	eventually(t, "the drain under way", func() bool { return len(rc.got()) >= 50 })
 	store.dead.Store(true)
 	b := deliverer(t, f.db)
-	b.Lease = 600 * time.Millisecond
+	b.Lease = 1500 * time.Millisecond
 	run(t, b)
 	eventually(t, "300 delivered", func() bool { return f.states(t)["delivered"] == 300 })
 	got := rc.got()
