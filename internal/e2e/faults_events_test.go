@@ -94,6 +94,9 @@ type evWork struct {
 	submitted int
 	refused   int // answered 4xx (a limit, Redis away failing closed, ...)
 	notSent   int // no replica took the connection (every one down)
+	// failures are the first 5xx answers (status, replica, body), for the
+	// report.
+	failures []string
 	subs      []*evSub
 }
 
@@ -176,6 +179,11 @@ func (w *evWork) run(ctx context.Context, env *matrixEnv) {
 				sub = nil
 			case err == nil && status >= 500:
 				sub.failed = true // it may exist all the same
+				w.mu.Lock()
+				if len(w.failures) < 5 {
+					w.failures = append(w.failures, fmt.Sprintf("%s %q at %s: %d %s", sub.sent.Format("15:04:05.000"), text, base, status, raw))
+				}
+				w.mu.Unlock()
 			default: // no answer, or a cut one: it may exist
 				sub.unknown = true
 			}
@@ -205,6 +213,9 @@ func (w *evWork) resolve(ctx context.Context, pool *pgxpool.Pool, rep *familyRep
 	subs := slices.Clone(w.subs)
 	rep.submitted = w.submitted
 	refused, notSent := w.refused, w.notSent
+	if len(w.failures) > 0 {
+		rep.notes = append(rep.notes, "5xx answers: "+strings.Join(w.failures, "; "))
+	}
 	w.mu.Unlock()
 	out := map[string]*evSub{}
 	byText := map[string]*evSub{}
@@ -245,8 +256,13 @@ func (w *evWork) resolve(ctx context.Context, pool *pgxpool.Pool, rep *familyRep
 				return err
 			}
 			sub := byText[text]
-			if sub.id == "" {
+			w.mu.Lock() // the dispatcher's poller reads the ids
+			fresh := sub.id == ""
+			if fresh {
 				sub.id = strconv.FormatInt(id, 10)
+			}
+			w.mu.Unlock()
+			if fresh {
 				out[sub.id] = sub
 				if sub.failed {
 					foundFailed++
@@ -475,7 +491,9 @@ func (f *dispatcherFamily) settle(ctx context.Context, env *matrixEnv) familyRep
 		maxSeq = max(maxSeq, f.seq[id])
 		if at, ok := f.passed[id]; ok {
 			rep.final++
-			lat = append(lat, at.Sub(sub.sent))
+			if !sub.unknown && !sub.failed { // those are watched from settle on only
+				lat = append(lat, at.Sub(sub.sent))
+			}
 			if at.After(rep.settled) {
 				rep.settled = at
 			}
@@ -490,7 +508,7 @@ func (f *dispatcherFamily) settle(ctx context.Context, env *matrixEnv) familyRep
 	} else if low < 0 {
 		rep.problems = append(rep.problems, fmt.Sprintf("a dispatcher cursor of %v is missing: %s", dispatchCursors, strings.Join(cursorRows, ", ")))
 	}
-	rep.notes = append(rep.notes, latencyNote("from POST to every cursor past the event (polled every 200 ms)", lat),
+	rep.notes = append(rep.notes, latencyNote("from POST to every cursor past the event (polled every 200 ms; accepted posts)", lat),
 		fmt.Sprintf("cursors at the end (newest event of the family: seq %d): %s", maxSeq, strings.Join(cursorRows, ", ")))
 	return rep
 }
@@ -909,6 +927,7 @@ func roundAll(ds []time.Duration) []time.Duration {
 // limit is the default one connection per app, so the stream's reconnection
 // waits out the killed replica's heartbeat (about 30 s) and backfills.
 func TestEventFamiliesUnderKills(t *testing.T) {
+	t.Parallel()
 	s := newStack(t, stackOptions{driver: "local", workers: 0,
 		env: append(slices.Clone(webhookEnv), "AVIARY_STREAM_KEEPALIVE=1s")})
 	port := strconv.Itoa(freePort(t))
