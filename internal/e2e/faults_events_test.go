@@ -97,7 +97,7 @@ type evWork struct {
 	// failures are the first 5xx answers (status, replica, body), for the
 	// report.
 	failures []string
-	subs      []*evSub
+	subs     []*evSub
 }
 
 // evDo sends one request to base with env's client (a per-request
