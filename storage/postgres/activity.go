@@ -42,7 +42,7 @@ const activityUnique = "activity_subscriptions_unique"
 // it from being deleted before the subscription is in.
 func (db *DB) CreateActivitySubscription(ctx context.Context, s storage.ActivitySubscription, max int) (storage.ActivitySubscription, error) {
 	var out storage.ActivitySubscription
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM apps WHERE id = $1 FOR UPDATE`, s.AppID); err != nil {
 			return err
 		}
@@ -133,7 +133,7 @@ func (db *DB) CountActivitySubscriptions(ctx context.Context, appID int64) (int,
 // the new webhook makes it a copy of another subscription.
 func (db *DB) UpdateActivitySubscription(ctx context.Context, u storage.ActivitySubscriptionUpdate) (storage.ActivitySubscription, error) {
 	var out storage.ActivitySubscription
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var webhookID int64
 		if u.WebhookID != nil {
 			webhookID = *u.WebhookID

@@ -91,7 +91,7 @@ func (db *DB) AddActivityDeliveries(ctx context.Context, ds []storage.NewActivit
 		hooks[i], apps[i], subs[i], seqs[i], ats[i], bodies[i] = d.WebhookID, d.AppID, d.SubscriptionID, d.EventSeq, d.EventAt, d.Body
 	}
 	var n int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook_id, app_id, kind, subscription_id, event_seq, event_at, body)
 			SELECT w, a, 'activity', sub, s, t, b
 			FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::timestamptz[], $6::bytea[])

@@ -36,7 +36,7 @@ func (db *DB) AdAccountFor(ctx context.Context, userID int64, accountID string, 
 // on the sandbox side or the production side.
 func (db *DB) CreateAdAccount(ctx context.Context, userID int64, name string, sandbox bool) (storage.AdAccount, error) {
 	var a storage.AdAccount
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var err error
 		a, err = createAdAccount(ctx, tx, userID, name, sandbox)
 		return err

@@ -53,7 +53,7 @@ func (db *DB) DeleteAdAccount(ctx context.Context, accountID string) (storage.Ad
 func (db *DB) CreateAdAccountWithFunding(ctx context.Context, userID int64, name string, sandbox bool, fi storage.NewFundingInstrument) (storage.AdAccount, storage.FundingInstrument, error) {
 	var a storage.AdAccount
 	var f storage.FundingInstrument
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var err error
 		if a, err = createAdAccount(ctx, tx, userID, name, sandbox); err != nil {
 			return err
@@ -111,7 +111,7 @@ func createFundingInstrument(ctx context.Context, tx pgx.Tx, accountID string, f
 // account; storage.ErrNotFound when the account does not exist.
 func (db *DB) CreateFundingInstrument(ctx context.Context, accountID string, fi storage.NewFundingInstrument) (storage.FundingInstrument, error) {
 	var f storage.FundingInstrument
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockAdAccount(ctx, tx, accountID); err != nil {
 			return err
 		}
@@ -135,7 +135,7 @@ func (db *DB) DeleteFundingInstrument(ctx context.Context, accountID, id string)
 // locked, so concurrent calls create at most one.
 func (db *DB) EnsureFundingInstrument(ctx context.Context, accountID string, fi storage.NewFundingInstrument) (storage.FundingInstrument, error) {
 	var f storage.FundingInstrument
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockAdAccount(ctx, tx, accountID); err != nil {
 			return err
 		}
@@ -212,7 +212,7 @@ func (db *DB) AdAccountFeatures(ctx context.Context, accountID string) ([]string
 // SetAdAccountFeature grants (on) or withdraws a feature of the account
 // (idempotent); storage.ErrNotFound when the account does not exist.
 func (db *DB) SetAdAccountFeature(ctx context.Context, accountID, feature string, on bool) error {
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockAdAccount(ctx, tx, accountID); err != nil {
 			return err
 		}

@@ -122,7 +122,7 @@ func uniqueAudienceName(ctx context.Context, tx pgx.Tx, ownerID, name, exceptID 
 // name another live audience of the account has is storage.ErrConflict.
 func (db *DB) CreateCustomAudience(ctx context.Context, n storage.NewCustomAudience) (storage.CustomAudienceView, error) {
 	var v storage.CustomAudienceView
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := uniqueAudienceName(ctx, tx, n.AccountID, n.Name, ""); err != nil {
 			return err
 		}
@@ -145,7 +145,7 @@ func (db *DB) CreateCustomAudience(ctx context.Context, n storage.NewCustomAudie
 // the account owns (see ownedAudience for the other accounts' errors).
 func (db *DB) UpdateCustomAudience(ctx context.Context, accountID, id string, c storage.CustomAudienceChange) (storage.CustomAudienceView, error) {
 	var v storage.CustomAudienceView
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		before, err := ownedAudience(ctx, tx, accountID, id)
 		if err != nil {
 			return err
@@ -173,7 +173,7 @@ func (db *DB) UpdateCustomAudience(ctx context.Context, accountID, id string, c 
 // returns it; a deleted or unseen one is storage.ErrNotFound.
 func (db *DB) DeleteCustomAudience(ctx context.Context, accountID, id string) (storage.CustomAudienceView, error) {
 	var v storage.CustomAudienceView
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := ownedAudience(ctx, tx, accountID, id); err != nil {
 			return err
 		}
@@ -228,7 +228,7 @@ func (db *DB) RecordAudienceBatch(ctx context.Context, n storage.NewAudienceBatc
 	if n.IdempotencyKey != "" {
 		key = &n.IdempotencyKey
 	}
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = db.beginFunc(ctx, func(tx pgx.Tx) error {
 		v, err := lockAudience(ctx, tx, n.AccountID, n.AudienceID, "KEY SHARE")
 		if err != nil {
 			return err
@@ -367,7 +367,7 @@ func (db *DB) AudiencesWithExpiredMembers(ctx context.Context, now time.Time, li
 // worker); it returns how many it removed.
 func (db *DB) RemoveExpiredAudienceMembers(ctx context.Context, audienceID string, now time.Time, limit int) (int64, error) {
 	var n int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM custom_audiences WHERE id = $1 FOR NO KEY UPDATE`, audienceID); err != nil {
 			return wrap("lock custom audience "+audienceID, err)
 		}

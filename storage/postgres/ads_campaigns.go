@@ -67,7 +67,7 @@ func (db *DB) Campaign(ctx context.Context, accountID, id string, withDeleted bo
 // storage.ErrFundingInstrumentInactive.
 func (db *DB) CreateCampaign(ctx context.Context, userID int64, n storage.NewCampaign) (storage.Campaign, error) {
 	var c storage.Campaign
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		currency, err := fundingCurrency(ctx, tx, n.AccountID, n.FundingInstrumentID)
 		if err != nil {
 			return err
@@ -116,7 +116,7 @@ func fundingCurrency(ctx context.Context, tx pgx.Tx, accountID, id string) (stri
 // storage.ErrLineItemBudgets. A missing campaign is storage.ErrNotFound.
 func (db *DB) UpdateCampaign(ctx context.Context, userID int64, accountID, id string, apply func(*storage.Campaign) error) (storage.Campaign, error) {
 	var after storage.Campaign
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		before, err := lockCampaign(ctx, tx, accountID, id)
 		if err != nil {
 			return err
@@ -158,7 +158,7 @@ func (db *DB) UpdateCampaign(ctx context.Context, userID int64, accountID, id st
 // storage.ErrNotFound. Its line items are left as they are.
 func (db *DB) DeleteCampaign(ctx context.Context, userID int64, accountID, id string) (storage.Campaign, error) {
 	var after storage.Campaign
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		before, err := lockCampaign(ctx, tx, accountID, id)
 		if err != nil {
 			return err

@@ -72,7 +72,7 @@ func (db *DB) ListCards(ctx context.Context, f storage.CardFilter, opts storage.
 // leaves the card as it was and is returned as is.
 func (db *DB) UpdateCard(ctx context.Context, accountID, kind, id string, apply func(*storage.Card) error) (storage.Card, error) {
 	var c storage.Card
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		cur, err := scanCard(tx.QueryRow(ctx, `SELECT `+cardColumns+` FROM ads_cards
 			WHERE account_id = $1 AND kind = $2 AND id = $3 AND deleted_at IS NULL FOR UPDATE`, accountID, kind, id))
 		if err != nil {

@@ -102,7 +102,7 @@ type storedProduct struct {
 // the other side.
 func (db *DB) UpsertProducts(ctx context.Context, userID int64, sandbox bool, catalogID string, items []storage.ProductUpsert) ([]storage.ProductUpserted, error) {
 	var out []storage.ProductUpserted
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var id string
 		if err := tx.QueryRow(ctx, `SELECT id FROM product_catalogs WHERE id = $1 AND user_id = $2 AND sandbox = $3 FOR UPDATE`,
 			catalogID, userID, sandbox).Scan(&id); err != nil {

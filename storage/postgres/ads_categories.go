@@ -113,7 +113,7 @@ func (db *DB) LineItemCuratedCategory(ctx context.Context, accountID, id string,
 // category is storage.ErrConflict.
 func (db *DB) CreateLineItemCuratedCategory(ctx context.Context, accountID, lineItemID, curatedCategoryID string) (storage.LineItemCuratedCategory, error) {
 	var c storage.LineItemCuratedCategory
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := checkCuratedRefs(ctx, tx, accountID, lineItemID, curatedCategoryID, ""); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func (db *DB) CreateLineItemCuratedCategory(ctx context.Context, accountID, line
 // CreateLineItemCuratedCategory for its new references.
 func (db *DB) UpdateLineItemCuratedCategory(ctx context.Context, accountID, id string, u storage.LineItemCuratedCategoryUpdate) (storage.LineItemCuratedCategory, error) {
 	var c storage.LineItemCuratedCategory
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		cur, err := scanLineItemCuratedCategory(tx.QueryRow(ctx, `SELECT `+lineItemCuratedCategoryColumns+`
 			FROM line_item_curated_categories WHERE id = $1 AND account_id = $2 AND NOT deleted FOR UPDATE`, id, accountID))
 		if err != nil {

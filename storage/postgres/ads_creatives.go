@@ -113,7 +113,7 @@ func (db *DB) LineItemObjective(ctx context.Context, accountID, id string) (stri
 // the account and not deleted (else storage.ErrNotFound).
 func (db *DB) CreateMediaCreative(ctx context.Context, n storage.NewMediaCreative) (storage.MediaCreative, error) {
 	var c storage.MediaCreative
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var id string
 		err := tx.QueryRow(ctx, `INSERT INTO media_creatives (account_id, line_item_id, account_media_id, landing_url)
 			SELECT $1, li.id, am.id, $4 FROM line_items li, account_media am
@@ -134,7 +134,7 @@ func (db *DB) CreateMediaCreative(ctx context.Context, n storage.NewMediaCreativ
 // returns it; storage.ErrNotFound if it is missing or deleted already.
 func (db *DB) DeleteMediaCreative(ctx context.Context, accountID, id string) (storage.MediaCreative, error) {
 	var c storage.MediaCreative
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE media_creatives SET deleted = true, updated_at = now()
 			WHERE id = $1 AND account_id = $2 AND NOT deleted`, id, accountID)
 		if err != nil {
@@ -242,7 +242,7 @@ func attachMedia(ctx context.Context, q querier, entries []storage.MediaLibraryE
 // transaction.
 func (db *DB) AddToMediaLibrary(ctx context.Context, accountID, key string, f storage.MediaLibraryFields, preroll bool) (storage.MediaLibraryEntry, error) {
 	var e storage.MediaLibraryEntry
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO media_library AS l (account_id, media_key, name, file_name, title, description, poster_media_key)
 			VALUES ($1, $2, $3, $4, $5, $6, $7)
 			ON CONFLICT (account_id, media_key) DO UPDATE SET name = EXCLUDED.name, file_name = EXCLUDED.file_name,
@@ -271,7 +271,7 @@ func (db *DB) AddToMediaLibrary(ctx context.Context, accountID, key string, f st
 // (not deleted, else storage.ErrNotFound) and returns it.
 func (db *DB) UpdateMediaLibrary(ctx context.Context, accountID, key string, f storage.MediaLibraryFields) (storage.MediaLibraryEntry, error) {
 	var e storage.MediaLibraryEntry
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE media_library SET name = COALESCE($3, name), file_name = COALESCE($4, file_name),
 				title = COALESCE($5, title), description = COALESCE($6, description),
 				poster_media_key = COALESCE($7, poster_media_key), updated_at = now()
@@ -294,7 +294,7 @@ func (db *DB) UpdateMediaLibrary(ctx context.Context, accountID, key string, f s
 // account media its addition made; it returns the deleted entry.
 func (db *DB) DeleteMediaLibrary(ctx context.Context, accountID, key string) (storage.MediaLibraryEntry, error) {
 	var e storage.MediaLibraryEntry
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE media_library SET deleted = true, updated_at = now()
 			WHERE account_id = $1 AND media_key = $2 AND NOT deleted`, accountID, key)
 		if err != nil {

@@ -73,7 +73,7 @@ func (db *DB) RecordDoNotReachBatch(ctx context.Context, n storage.NewDoNotReach
 		return storage.DoNotReachBatch{}, fmt.Errorf("encode operations of do-not-reach list %s: %w", n.ListID, err)
 	}
 	var b storage.DoNotReachBatch
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := liveDoNotReachList(ctx, tx, n.AccountID, n.ListID); err != nil {
 			return err
 		}
@@ -246,7 +246,7 @@ func (db *DB) DoNotReachListsWithExpired(ctx context.Context, now time.Time, lim
 // under the list's lock; it returns how many it removed.
 func (db *DB) RemoveExpiredDoNotReachEntries(ctx context.Context, listID string, now time.Time, limit int) (int64, error) {
 	var n int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM do_not_reach_lists WHERE id = $1 FOR UPDATE`, listID); err != nil {
 			return wrap("lock do-not-reach list "+listID, err)
 		}

@@ -84,7 +84,7 @@ func lineItemCampaign(ctx context.Context, tx pgx.Tx, accountID, campaignID stri
 func (db *DB) CreateLineItem(ctx context.Context, userID int64, accountID, campaignID string,
 	build func(storage.LineItemCampaign) (storage.LineItem, error)) (storage.LineItem, error) {
 	var out storage.LineItem
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		camp, err := lineItemCampaign(ctx, tx, accountID, campaignID, false)
 		if err != nil {
 			return err
@@ -141,7 +141,7 @@ func lineItemArray(s []string) []string {
 func (db *DB) UpdateLineItem(ctx context.Context, userID int64, accountID, id string,
 	apply func(storage.LineItem, storage.LineItemCampaign) (storage.LineItem, error)) (storage.LineItem, error) {
 	var out storage.LineItem
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		cur, err := lockLineItem(ctx, tx, accountID, id)
 		if err != nil {
 			return err
@@ -199,7 +199,7 @@ func saveLineItem(ctx context.Context, tx pgx.Tx, id string, l storage.LineItem)
 // delete). Its promoted tweets are left as they are.
 func (db *DB) DeleteLineItem(ctx context.Context, userID int64, accountID, id string) (storage.LineItem, error) {
 	var out storage.LineItem
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		cur, err := lockLineItem(ctx, tx, accountID, id)
 		if err != nil {
 			return err

@@ -64,7 +64,7 @@ func (db *DB) ListAudiencePermissions(ctx context.Context, f storage.AudiencePer
 // storage.ErrGrantExists (a live grant to that account).
 func (db *DB) CreateAudiencePermission(ctx context.Context, n storage.NewAudiencePermission) (storage.AudiencePermission, error) {
 	var out storage.AudiencePermission
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := checkOwnedAudience(ctx, tx, n.OwnerAccountID, n.AudienceID); err != nil {
 			return err
 		}
@@ -124,7 +124,7 @@ func insertAudiencePermission(ctx context.Context, tx pgx.Tx, n storage.NewAudie
 // another audience, or already revoked.
 func (db *DB) DeleteAudiencePermission(ctx context.Context, ownerAccountID, audienceID, id string) (storage.AudiencePermission, error) {
 	var out storage.AudiencePermission
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := checkOwnedAudience(ctx, tx, ownerAccountID, audienceID); err != nil {
 			return err
 		}

@@ -57,7 +57,7 @@ func (db *DB) PromotedTweet(ctx context.Context, accountID, id string, withDelet
 // post already promoted (not deleted) on it is storage.ErrDuplicateTweet.
 func (db *DB) CreatePromotedTweets(ctx context.Context, userID int64, accountID, lineItemID string, tweetIDs []int64) ([]storage.PromotedTweet, error) {
 	var out []storage.PromotedTweet
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockChildLineItem(ctx, tx, accountID, lineItemID, "FOR NO KEY UPDATE"); err != nil {
 			return err
 		}
@@ -143,7 +143,7 @@ func insertPromotedTweet(ctx context.Context, tx pgx.Tx, userID int64, accountID
 // deleted line item, is storage.ErrNotFound.
 func (db *DB) DeletePromotedTweet(ctx context.Context, userID int64, accountID, id string) (storage.PromotedTweet, error) {
 	var after storage.PromotedTweet
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		before, err := scanPromotedTweet(tx.QueryRow(ctx, `SELECT `+promotedTweetColumns+` FROM `+promotedTweetFrom+`
 			WHERE pt.account_id = $1 AND pt.id = $2 AND NOT pt.deleted AND NOT li.deleted FOR UPDATE OF pt`, accountID, id))
 		if err != nil {

@@ -56,7 +56,7 @@ func (db *DB) CreateTargetingCriterion(ctx context.Context, userID int64, n stor
 		name = &n.TargetingValue
 	}
 	var c storage.TargetingCriterion
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockChildLineItem(ctx, tx, n.AccountID, n.LineItemID, "FOR SHARE"); err != nil {
 			return err
 		}
@@ -87,7 +87,7 @@ func (db *DB) CreateTargetingCriterion(ctx context.Context, userID int64, n stor
 // storage.ErrNotFound.
 func (db *DB) DeleteTargetingCriterion(ctx context.Context, userID int64, accountID, id string) (storage.TargetingCriterion, error) {
 	var after storage.TargetingCriterion
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		before, err := scanTargetingCriterion(tx.QueryRow(ctx, `SELECT `+targetingColumns+` FROM targeting_criteria tc
 			WHERE tc.account_id = $1 AND tc.id = $2 AND NOT tc.deleted FOR UPDATE`, accountID, id))
 		if err != nil {

@@ -112,7 +112,7 @@ type batchApply struct {
 // many batches it claimed (none: already settled, nothing changed). An
 // unknown batch is storage.ErrNotFound.
 func (db *DB) applyBatch(ctx context.Context, t batchTable, id string, a batchApply) (owner string, claimed int, err error) {
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var seq int64
 		if err := tx.QueryRow(ctx, `SELECT `+t.owner+`, seq FROM `+t.name+` WHERE id = $1`, id).Scan(&owner, &seq); err != nil {
 			return wrap("load batch", err)

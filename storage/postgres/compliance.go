@@ -34,7 +34,7 @@ func collectJobs(rows pgx.Rows) ([]storage.ComplianceJob, error) {
 // creations of one app are serialized so the check cannot race.
 func (db *DB) CreateComplianceJob(ctx context.Context, j storage.ComplianceJob) (storage.ComplianceJob, error) {
 	var out storage.ComplianceJob
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, j.AppID); err != nil {
 			return fmt.Errorf("lock app: %w", err)
 		}
@@ -144,7 +144,7 @@ func (db *DB) MarkComplianceEnqueued(ctx context.Context, id int64, at time.Time
 // otherwise it fails with storage.ErrJobBusy and is left as it is. Starts
 // and creations of one app are serialized, so the check cannot race.
 func (db *DB) StartComplianceJob(ctx context.Context, id int64, at time.Time) (job storage.ComplianceJob, started bool, err error) {
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = db.beginFunc(ctx, func(tx pgx.Tx) error {
 		job, err = scanJob(tx.QueryRow(ctx, `SELECT `+jobColumns+` FROM compliance_jobs WHERE id = $1`, id))
 		if err != nil || job.Status.Final() {
 			return err

@@ -14,7 +14,7 @@ type HistoryRecord = historyRecord
 // RecordHistory writes rec through recordHistory in a transaction of its
 // own, as the ads changes do in theirs.
 func (db *DB) RecordHistory(ctx context.Context, rec HistoryRecord) error {
-	return pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error { return recordHistory(ctx, tx, rec) })
+	return db.beginFunc(ctx, func(tx pgx.Tx) error { return recordHistory(ctx, tx, rec) })
 }
 
 // UserMetricsSQL is UserMetrics' statement, for the plan test.

@@ -367,7 +367,7 @@ func (db *DB) RevokeAccessToken(ctx context.Context, token string) error {
 // tables, so the key cannot meet another record's lock), so only one creates.
 func (db *DB) EnsureAdAccount(ctx context.Context, userID int64, name string) (storage.AdAccount, error) {
 	var a storage.AdAccount
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, userID); err != nil {
 			return fmt.Errorf("lock user %d: %w", userID, err)
 		}

@@ -104,7 +104,7 @@ func (db *DB) MediaByIDs(ctx context.Context, ids []int64) ([]storage.Media, err
 // or expired at at) it returns the media as stored and storage.ErrConflict.
 func (db *DB) AddMediaSegment(ctx context.Context, seg storage.MediaSegment, at time.Time) (storage.Media, error) {
 	var m storage.Media
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var err error
 		m, err = scanMedia(tx.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 FOR SHARE`, seg.MediaID))
 		if err != nil {
@@ -143,7 +143,7 @@ func (db *DB) MediaSegments(ctx context.Context, id int64) ([]storage.MediaSegme
 // segments with a *storage.SegmentsError.
 func (db *DB) FinalizeMedia(ctx context.Context, id int64, at time.Time) (storage.Media, error) {
 	var m storage.Media
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var err error
 		m, err = scanMedia(tx.QueryRow(ctx, `SELECT `+mediaColumns+` FROM media WHERE id = $1 FOR UPDATE`, id))
 		if err != nil {
@@ -259,7 +259,7 @@ func (db *DB) MarkMediaSwept(ctx context.Context, ids []int64, at time.Time) err
 // sweeper tries again. It returns storage.ErrNotFound when the upload is
 // gone or no longer expired (finalized in time).
 func (db *DB) DeleteExpiredUpload(ctx context.Context, id int64, now time.Time, deleteObjects func(keys []string) error) error {
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var one int
 		if err := tx.QueryRow(ctx, `SELECT 1 FROM media WHERE id = $1 AND state = 'uploading' AND expires_at <= $2
 			FOR UPDATE`, id, now).Scan(&one); err != nil {

@@ -81,7 +81,7 @@ func pendingUpdate(op string, rows int64, err error) error {
 func (db *DB) ExchangeRequestToken(ctx context.Context, token string, appID int64, verifierHash []byte, now time.Time) (storage.OAuth1RequestToken, error) {
 	const op = "exchange request token"
 	var t storage.OAuth1RequestToken
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var stored []byte
 		row := tx.QueryRow(ctx, `SELECT `+requestTokenColumns+`, verifier_hash FROM oauth1_request_tokens
 			WHERE token = $1 AND app_id = $2 FOR UPDATE`, token, appID)

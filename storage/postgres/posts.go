@@ -103,7 +103,7 @@ func (s *postScanner) scan(row pgx.Row) (storage.Post, error) {
 
 // inTx runs f in a transaction and wraps its error with op.
 func (db *DB) inTx(ctx context.Context, op string, f func(tx pgx.Tx) error) error {
-	return wrap(op, pgx.BeginFunc(ctx, db.pool, f))
+	return wrap(op, db.beginFunc(ctx, f))
 }
 
 // nextID allocates a core id on tx's connection.

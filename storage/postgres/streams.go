@@ -47,7 +47,7 @@ func bumpStreamRulesVersion(ctx context.Context, tx pgx.Tx) error {
 // a rule is created.
 func (db *DB) AddStreamRules(ctx context.Context, a storage.StreamRuleAdd) (storage.StreamRulesAdded, error) {
 	var out storage.StreamRulesAdded
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		out = storage.StreamRulesAdded{}
 		if err := lockStreamRules(ctx, tx); err != nil {
 			return err
@@ -121,7 +121,7 @@ func appRuleValues(ctx context.Context, tx pgx.Tx, appID int64, rules []storage.
 // version moves when a rule is deleted.
 func (db *DB) DeleteStreamRules(ctx context.Context, d storage.StreamRuleDelete) ([]storage.StreamRule, error) {
 	var out []storage.StreamRule
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if err := lockStreamRules(ctx, tx); err != nil {
 			return err
 		}

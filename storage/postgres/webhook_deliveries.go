@@ -34,7 +34,7 @@ func (db *DB) AddWebhookDeliveries(ctx context.Context, ds []storage.NewDelivery
 		hooks[i], apps[i], seqs[i], ats[i], bodies[i] = d.WebhookID, d.AppID, d.EventSeq, d.EventAt, d.Body
 	}
 	var n int64
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries (webhook_id, app_id, kind, event_seq, event_at, body)
 			SELECT w, a, 'post', s, t, b FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::bytea[])
 			  WITH ORDINALITY AS x(w, a, s, t, b, n)
@@ -194,7 +194,7 @@ func (db *DB) RecordDeliveryBatch(ctx context.Context, b storage.DeliveryBatch) 
 		delivered = delivered || o.State == storage.DeliveryDelivered
 	}
 	op := fmt.Sprintf("record deliveries of webhook %d", b.WebhookID)
-	return wrap(op, pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	return wrap(op, db.beginFunc(ctx, func(tx pgx.Tx) error {
 		batch := &pgx.Batch{}
 		// The commit does not wait for its WAL flush: a database crash may
 		// lose the last outcomes (their deliveries are sent again, which

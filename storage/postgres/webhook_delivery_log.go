@@ -101,7 +101,7 @@ func withDeliveringAttempt(d storage.WebhookDelivery, attempts []storage.Deliver
 // of the app (a replay status is not copied: its job ends once).
 func (db *DB) RedeliverWebhookDelivery(ctx context.Context, appID, webhookID, id int64) (storage.WebhookDelivery, error) {
 	var out storage.WebhookDelivery
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanDelivery(tx.QueryRow(ctx, `INSERT INTO webhook_deliveries
 				(webhook_id, app_id, kind, subscription_id, event_seq, event_at, redelivery_of, body)

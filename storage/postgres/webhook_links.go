@@ -25,7 +25,7 @@ func scanWebhookLink(row pgx.Row) (storage.WebhookLink, error) {
 // webhook row's share lock keeps a concurrent delete from leaving a link.
 func (db *DB) LinkWebhook(ctx context.Context, l storage.WebhookLink) (storage.WebhookLink, error) {
 	var out storage.WebhookLink
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var id int64
 		err := tx.QueryRow(ctx, `SELECT id FROM webhooks WHERE id = $1 AND app_id = $2 AND deleted_at IS NULL FOR SHARE`,
 			l.WebhookID, l.AppID).Scan(&id)

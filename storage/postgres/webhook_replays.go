@@ -26,7 +26,7 @@ func scanWebhookReplay(row pgx.Row) (storage.WebhookReplayJob, error) {
 // or running (the partial unique index decides, so it is exact).
 func (db *DB) CreateWebhookReplay(ctx context.Context, r storage.NewWebhookReplay) (storage.WebhookReplayJob, error) {
 	var out storage.WebhookReplayJob
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		var id int64
 		err := tx.QueryRow(ctx, `SELECT id FROM webhooks WHERE id = $1 AND app_id = $2 AND deleted_at IS NULL FOR SHARE`,
 			r.WebhookID, r.AppID).Scan(&id)
@@ -68,7 +68,7 @@ func (db *DB) WebhookReplay(ctx context.Context, id int64) (storage.WebhookRepla
 // as it is (ran false): the run is idempotent. A job whose webhook was
 // deleted ends incomplete with nothing queued.
 func (db *DB) RunWebhookReplay(ctx context.Context, id int64) (job storage.WebhookReplayJob, ran bool, err error) {
-	err = pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err = db.beginFunc(ctx, func(tx pgx.Tx) error {
 		job, err = scanWebhookReplay(tx.QueryRow(ctx, `SELECT `+webhookReplayColumns+` FROM webhook_replay_jobs
 			WHERE id = $1 FOR UPDATE`, id))
 		if errors.Is(err, pgx.ErrNoRows) {

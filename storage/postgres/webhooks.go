@@ -26,7 +26,7 @@ func scanWebhook(row pgx.Row) (storage.Webhook, error) {
 // registrations, so the cap is exact under concurrent requests.
 func (db *DB) CreateWebhook(ctx context.Context, c storage.WebhookCreate) (storage.Webhook, error) {
 	var out storage.Webhook
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT 1 FROM apps WHERE id = $1 FOR UPDATE`, c.AppID); err != nil {
 			return err
 		}
@@ -79,7 +79,7 @@ func (db *DB) WebhookOf(ctx context.Context, appID, id int64) (storage.Webhook, 
 // stream link and the activity subscriptions delivering to it in the same
 // transaction (storage.ErrNotFound for none).
 func (db *DB) DeleteWebhook(ctx context.Context, appID, id int64) error {
-	err := pgx.BeginFunc(ctx, db.pool, func(tx pgx.Tx) error {
+	err := db.beginFunc(ctx, func(tx pgx.Tx) error {
 		tag, err := tx.Exec(ctx, `UPDATE webhooks SET deleted_at = now()
 			WHERE id = $1 AND app_id = $2 AND deleted_at IS NULL`, id, appID)
 		if err != nil {

@@ -1,0 +1,11 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// BeginFunc exposes the store's transaction runner to the external test of
+// its commit-outcome check.
+func (db *DB) BeginFunc(ctx context.Context, f func(pgx.Tx) error) error { return db.beginFunc(ctx, f) }
