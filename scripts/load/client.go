@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -173,4 +174,37 @@ func (r *ring) pick(i uint64) string {
 		return ""
 	}
 	return r.ids[i%uint64(len(r.ids))]
+}
+
+// uploadImage uploads png as the demo user (initialize, one append,
+// finalize) and returns the media id; finalize answers without waiting
+// for the worker when the API's AVIARY_MEDIA_IMAGE_WAIT is 0.
+func (c *client) uploadImage(ctx context.Context, png []byte) (string, error) {
+	body := fmt.Appendf(nil, `{"media_type":"image/png","media_category":"tweet_image","total_bytes":%d}`, len(png))
+	t, err := c.user(http.MethodPost, c.base+"/2/media/upload/initialize", body, "application/json")
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.do(ctx, t, http.StatusOK, &out); err != nil {
+		return "", err
+	}
+	seg := fmt.Appendf(nil, `{"segment_index":0,"media":%q}`, base64.StdEncoding.EncodeToString(png))
+	if t, err = c.user(http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/append", seg, "application/json"); err != nil {
+		return "", err
+	}
+	if err := c.do(ctx, t, http.StatusOK, nil); err != nil {
+		return "", err
+	}
+	if t, err = c.user(http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/finalize", nil, ""); err != nil {
+		return "", err
+	}
+	if err := c.do(ctx, t, http.StatusOK, nil); err != nil {
+		return "", err
+	}
+	return out.Data.ID, nil
 }
