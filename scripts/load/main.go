@@ -48,6 +48,7 @@ type options struct {
 	scaleWork   string
 	scalePin    bool
 	scaleMedia  int
+	scaleImage  int
 	scaleHooks  int
 	scalePosts  int
 	scaleDelay  time.Duration
@@ -79,6 +80,7 @@ func main() {
 	flag.StringVar(&o.scaleWork, "scale-workers", "1,2", "worker replicas of each scaling run, comma-separated")
 	flag.BoolVar(&o.scalePin, "scale-pin", false, "pin scaling worker i to CPU i mod NumCPU with taskset (the rest stays unpinned)")
 	flag.IntVar(&o.scaleMedia, "scale-media", 60, "images in each media scaling backlog")
+	flag.IntVar(&o.scaleImage, "scale-image", 64, "side of the media backlog's PNG (64: the mix's gradient; larger: pseudo-random pixels, CPU in proportion)")
 	flag.IntVar(&o.scaleHooks, "scale-webhooks", 64, "webhooks of the webhooks scaling family (one app; AVIARY_WEBHOOKS_MAX is raised to it)")
 	flag.IntVar(&o.scalePosts, "scale-posts", 25, "matching posts in each webhooks backlog (each delivered to every webhook)")
 	flag.DurationVar(&o.scaleDelay, "scale-hook-delay", 200*time.Millisecond, "the webhook receiver's answer delay (a slow endpoint)")
@@ -234,7 +236,7 @@ func load(ctx context.Context, s *stack, o options) (*report, error) {
 // scaleOptions are the scaling phase's flags.
 func (o options) scaleOptions() (scaleOptions, error) {
 	so := scaleOptions{pin: o.scalePin, concurrency: o.scaleConc, jobs: o.scaleJobs, lines: o.scaleLines,
-		media: o.scaleMedia, hooks: o.scaleHooks, hookPosts: o.scalePosts, hookDelay: o.scaleDelay, timeout: 10 * time.Minute}
+		media: o.scaleMedia, imageSide: o.scaleImage, hooks: o.scaleHooks, hookPosts: o.scalePosts, hookDelay: o.scaleDelay, timeout: 10 * time.Minute}
 	var err error
 	if so.families, err = parseFamilies(o.scaleFams); err != nil {
 		return so, err

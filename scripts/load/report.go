@@ -170,9 +170,9 @@ func (r *report) scaling(w io.Writer) {
 			s.backlog, done, s.drain.Seconds(), s.perMinute, s.wallPerMinute, ratio)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "CPU over each drain, in cores (PostgreSQL: this stack's database's backends / every backend, other sessions' included; host: all CPUs, every process):")
+	fmt.Fprintln(w, "CPU over each drain, in cores (PostgreSQL: this stack's database's backends / every backend, other sessions' included; stack: workers, API, this database's backends, Redis and the load generator, against the cores the host was busy, every process of every user):")
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| family | workers | each worker | api | PostgreSQL | Redis | load gen | host busy | load avg (start -> end) | saturated |")
+	fmt.Fprintln(w, "| family | workers | each worker | api | PostgreSQL | Redis | load gen | stack / host busy | load avg (start -> end) | saturated |")
 	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|---:|---|---|")
 	for _, s := range r.scale {
 		u := s.use
@@ -180,8 +180,8 @@ func (r *report) scaling(w io.Writer) {
 		for i, v := range u.workers {
 			ws[i] = fmt.Sprintf("%.2f", v)
 		}
-		fmt.Fprintf(w, "| %s | %d | %s | %.2f | %.2f / %.2f | %.2f | %.2f | %.0f%% | %s -> %s | %s |\n", s.family, s.workers, strings.Join(ws, " / "),
-			u.api, u.pgOurs, u.pgAll, u.redis, u.loadgen, u.hostBusy, u.loadStart, u.loadEnd, s.saturated())
+		fmt.Fprintf(w, "| %s | %d | %s | %.2f | %.2f / %.2f | %.2f | %.2f | %.2f / %.2f (%.0f%%) | %s -> %s | %s |\n", s.family, s.workers, strings.Join(ws, " / "),
+			u.api, u.pgOurs, u.pgAll, u.redis, u.loadgen, u.stackCores(), u.busyCores(), u.hostBusy, u.loadStart, u.loadEnd, s.saturated())
 	}
 	fmt.Fprintln(w)
 }

@@ -24,6 +24,7 @@ type scaleOptions struct {
 	concurrency int      // AVIARY_WORKER_CONCURRENCY (0: the default, 8)
 	jobs, lines int      // compliance: jobs x ids
 	media       int      // media: images
+	imageSide   int      // media: 64 (the mix's gradient) or a noisy side x side PNG
 	hooks       int      // webhooks: webhooks linked to the rule
 	hookPosts   int      // webhooks: matching posts, each delivered to every webhook
 	hookDelay   time.Duration
@@ -94,19 +95,29 @@ type usage struct {
 	loadStart, loadEnd string  // /proc/loadavg
 }
 
+// stackCores is what the stack and this program used: the workers, the
+// API, the stack database's backends, Redis and the load generator.
+func (u usage) stackCores() float64 {
+	return sum(u.workers) + u.api + u.pgOurs + u.redis + u.loadgen
+}
+
+// busyCores is the host's busy share in cores.
+func (u usage) busyCores() float64 { return u.hostBusy / 100 * float64(runtime.NumCPU()) }
+
 // saturated names the resource that bounded the run, from its usage: the
-// host's CPUs when they were (nearly) all busy, a worker's core when a
-// pinned worker used (nearly) all of it, else neither (the work waited on
-// something else: the receiver, the database's round trips, the slots).
+// host's CPUs when they were (nearly) all busy (and whether by the stack
+// or by other processes), a worker's core when a pinned worker used
+// (nearly) all of it, else no CPU: the work waited on something else (the
+// receiver, the database's round trips, the task slots).
 func (r scaleRun) saturated() string {
 	u := r.use
 	switch {
-	case u.hostBusy >= 95:
-		return "host CPUs (all busy)"
 	case r.pinned != nil && maxOf(u.workers) >= 0.9:
 		return "a worker's core"
-	case u.hostBusy >= 85:
-		return "host CPUs (nearly)"
+	case u.hostBusy >= 90 && u.stackCores() < u.busyCores()/2:
+		return "host CPUs, mostly by other processes"
+	case u.hostBusy >= 90:
+		return "host CPUs, by the stack"
 	default:
 		return "no CPU: slots and waits"
 	}
@@ -130,14 +141,15 @@ type backlog struct {
 
 // scaler runs the scaling phase on a stack of its own.
 type scaler struct {
-	s    *stack
-	c    *client
-	m    *mix
-	o    scaleOptions
-	pool *pgxpool.Pool
-	recv *receiver
-	hook []string // webhook ids
-	runs int
+	s     *stack
+	c     *client
+	m     *mix
+	o     scaleOptions
+	pool  *pgxpool.Pool
+	recv  *receiver
+	hook  []string // webhook ids
+	image []byte   // the media backlog's image
+	runs  int
 }
 
 // scale measures, for each family, the same backlog drained by each number
@@ -155,7 +167,12 @@ func scale(ctx context.Context, s *stack, c *client, m *mix, o scaleOptions) ([]
 		return nil, fmt.Errorf("open database: %w", err)
 	}
 	defer pool.Close()
-	sc := &scaler{s: s, c: c, m: m, o: o, pool: pool}
+	sc := &scaler{s: s, c: c, m: m, o: o, pool: pool, image: m.png}
+	if sc.imageSide() != 64 {
+		if sc.image, err = noisyPNG(sc.imageSide()); err != nil {
+			return nil, err
+		}
+	}
 	// The API answers an image's finalize at once (the backlog is made
 	// while no worker runs) and, for the webhooks family, lets the
 	// receiver on this machine in and takes o.hooks webhooks per app.
@@ -212,7 +229,7 @@ func (sc *scaler) run(ctx context.Context, fam string, n int) (scaleRun, error) 
 		r.unit, r.backlog = "jobs", fmt.Sprintf("%d jobs x %d ids", sc.o.jobs, sc.o.lines)
 		b, err = sc.complianceBacklog(ctx)
 	case "media":
-		r.unit, r.backlog = "images", fmt.Sprintf("%d PNG 64x64", sc.o.media)
+		r.unit, r.backlog = "images", fmt.Sprintf("%d PNG %dx%d (%d KB)", sc.o.media, sc.imageSide(), sc.imageSide(), len(sc.image)/1024)
 		b, err = sc.mediaBacklog(ctx)
 	case "webhooks":
 		r.unit, r.backlog = "deliveries", fmt.Sprintf("%d posts x %d webhooks, receiver %s", sc.o.hookPosts, sc.o.hooks, sc.o.hookDelay)
@@ -320,7 +337,7 @@ func (sc *scaler) mediaBacklog(ctx context.Context) (backlog, error) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			ids[i], errs[i] = sc.c.uploadImage(ctx, sc.m.png)
+			ids[i], errs[i] = sc.c.uploadImage(ctx, sc.image)
 		}()
 	}
 	wg.Wait()
@@ -338,6 +355,13 @@ func (sc *scaler) mediaBacklog(ctx context.Context) (backlog, error) {
 			return sc.spanOf(ctx, `SELECT EXTRACT(EPOCH FROM max(processed_at) - min(processed_at))
 				FROM media WHERE state = 'succeeded' AND id::text = ANY($1)`, ids)
 		}}, nil
+}
+
+func (sc *scaler) imageSide() int {
+	if sc.o.imageSide <= 0 {
+		return 64
+	}
+	return sc.o.imageSide
 }
 
 // spanOf runs a query of seconds over ids.
