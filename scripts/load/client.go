@@ -65,17 +65,47 @@ func (c *client) user(method, url string, body []byte, ctype string) (vegeta.Tar
 }
 
 // do performs one target outside the attack and decodes its JSON answer.
+// A 503 (a dependency unavailable: on a loaded machine, PostgreSQL's
+// connection not made in time) is tried again, up to 5 times a second
+// apart: these are the setup's and the backlogs' calls, not the measured
+// ones.
 func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) error {
-	req, err := t.Request()
-	if err != nil {
-		return err
+	return c.doMade(ctx, func() (vegeta.Target, error) { return t, nil }, want, out)
+}
+
+// doUser is do of a request signed as the demo user, signed afresh for
+// every try (a nonce is good once).
+func (c *client) doUser(ctx context.Context, method, url string, body []byte, ctype string, want int, out any) error {
+	return c.doMade(ctx, func() (vegeta.Target, error) { return c.user(method, url, body, ctype) }, want, out)
+}
+
+func (c *client) doMade(ctx context.Context, made func() (vegeta.Target, error), want int, out any) error {
+	var resp *http.Response
+	var b []byte
+	var t vegeta.Target
+	for attempt := 1; ; attempt++ {
+		var err error
+		if t, err = made(); err != nil {
+			return err
+		}
+		req, err := t.Request()
+		if err != nil {
+			return err
+		}
+		if resp, err = c.http.Do(req.WithContext(ctx)); err != nil {
+			return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
+		}
+		b, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusServiceUnavailable || attempt == 5 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
 	}
-	resp, err := c.http.Do(req.WithContext(ctx))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != want {
 		return fmt.Errorf("%s %s: %d %s", t.Method, t.URL, resp.StatusCode, b)
 	}
@@ -91,16 +121,12 @@ func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) err
 // createPost posts text as the demo user and returns the new post's id.
 func (c *client) createPost(ctx context.Context, text string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"text": text})
-	t, err := c.user(http.MethodPost, c.base+"/2/tweets", body, "application/json")
-	if err != nil {
-		return "", err
-	}
 	var out struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, t, http.StatusCreated, &out); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/tweets", body, "application/json", http.StatusCreated, &out); err != nil {
 		return "", err
 	}
 	return out.Data.ID, nil
@@ -109,16 +135,12 @@ func (c *client) createPost(ctx context.Context, text string) (string, error) {
 // doNotReachList creates the ad account's do-not-reach list (one per
 // account) and returns its id.
 func (c *client) doNotReachList(ctx context.Context) (string, error) {
-	t, err := c.user(http.MethodPost, c.base+"/12/accounts/"+c.creds.AdsAccountID+"/do_not_reach_lists", nil, "")
-	if err != nil {
-		return "", err
-	}
 	var out struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, t, http.StatusOK, &out); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/12/accounts/"+c.creds.AdsAccountID+"/do_not_reach_lists", nil, "", http.StatusOK, &out); err != nil {
 		return "", err
 	}
 	return out.Data.ID, nil
@@ -181,29 +203,19 @@ func (r *ring) pick(i uint64) string {
 // for the worker when the API's AVIARY_MEDIA_IMAGE_WAIT is 0.
 func (c *client) uploadImage(ctx context.Context, png []byte) (string, error) {
 	body := fmt.Appendf(nil, `{"media_type":"image/png","media_category":"tweet_image","total_bytes":%d}`, len(png))
-	t, err := c.user(http.MethodPost, c.base+"/2/media/upload/initialize", body, "application/json")
-	if err != nil {
-		return "", err
-	}
 	var out struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, t, http.StatusOK, &out); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/initialize", body, "application/json", http.StatusOK, &out); err != nil {
 		return "", err
 	}
 	seg := fmt.Appendf(nil, `{"segment_index":0,"media":%q}`, base64.StdEncoding.EncodeToString(png))
-	if t, err = c.user(http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/append", seg, "application/json"); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/append", seg, "application/json", http.StatusOK, nil); err != nil {
 		return "", err
 	}
-	if err := c.do(ctx, t, http.StatusOK, nil); err != nil {
-		return "", err
-	}
-	if t, err = c.user(http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/finalize", nil, ""); err != nil {
-		return "", err
-	}
-	if err := c.do(ctx, t, http.StatusOK, nil); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/finalize", nil, "", http.StatusOK, nil); err != nil {
 		return "", err
 	}
 	return out.Data.ID, nil
