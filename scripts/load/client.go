@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -155,10 +156,24 @@ func (c *client) complianceJob(ctx context.Context, bearer string, ids []byte) (
 		return "", err
 	}
 	up := vegeta.Target{Method: http.MethodPut, URL: job.Data.UploadURL, Body: ids, Header: http.Header{"Content-Type": {"text/plain"}}}
-	if err := c.do(ctx, up, http.StatusOK, nil); err != nil {
-		return "", err
+	// An upload answered 503 may leave its claim until its 60 s lease
+	// lapses (docs/compliance-upload-gateway.md): the retry's 409 "in
+	// progress" is waited out.
+	deadline := time.Now().Add(90 * time.Second)
+	for {
+		err := c.do(ctx, up, http.StatusOK, nil)
+		if err == nil {
+			return job.Data.ID, nil
+		}
+		if !strings.Contains(err.Error(), ": 409 ") || !strings.Contains(err.Error(), "in progress") || time.Now().After(deadline) {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
 	}
-	return job.Data.ID, nil
 }
 
 type jobAnswer struct {
