@@ -202,9 +202,12 @@ func load(ctx context.Context, s *stack, o options) (*report, error) {
 		}
 		posts.add(id)
 	}
-	list, err := c.doNotReachList(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("do-not-reach list: %w", err)
+	var list string // the scaling phase alone sends no batch
+	if !o.scaleOnly {
+		var err error
+		if list, err = c.doNotReachList(ctx); err != nil {
+			return nil, fmt.Errorf("do-not-reach list: %w", err)
+		}
 	}
 	m, err := newMix(c, posts, list, o.idsLines)
 	if err != nil {
