@@ -156,13 +156,13 @@ func (c *client) complianceJob(ctx context.Context, bearer string, ids []byte) (
 		return "", err
 	}
 	up := vegeta.Target{Method: http.MethodPut, URL: job.Data.UploadURL, Body: ids, Header: http.Header{"Content-Type": {"text/plain"}}}
-	// An upload answered 503 may leave its claim until its 60 s lease
-	// lapses (docs/compliance-upload-gateway.md): the retry's 409 "in
-	// progress" is waited out.
+	// An upload answered 503 may have gone through (the retry's 409
+	// "already complete") or left its claim until its 60 s lease lapses
+	// (docs/compliance-upload-gateway.md; 409 "in progress", waited out).
 	deadline := time.Now().Add(90 * time.Second)
 	for {
 		err := c.do(ctx, up, http.StatusOK, nil)
-		if err == nil {
+		if err == nil || strings.Contains(err.Error(), "already complete") { // a 503 whose upload went through
 			return job.Data.ID, nil
 		}
 		if !strings.Contains(err.Error(), ": 409 ") || !strings.Contains(err.Error(), "in progress") || time.Now().After(deadline) {
