@@ -159,7 +159,7 @@ func (c *client) complianceJob(ctx context.Context, bearer string, ids []byte) (
 	// An upload answered 503 may have gone through (the retry's 409
 	// "already complete") or left its claim until its 60 s lease lapses
 	// (docs/compliance-upload-gateway.md; 409 "in progress", waited out).
-	deadline := time.Now().Add(90 * time.Second)
+	deadline := time.Now().Add(3 * time.Minute)
 	for {
 		err := c.do(ctx, up, http.StatusOK, nil)
 		if err == nil || strings.Contains(err.Error(), "already complete") { // a 503 whose upload went through
