@@ -385,20 +385,32 @@ func (sc *scaler) setupWebhooks(ctx context.Context) error {
 	if err := c.do(ctx, rule, http.StatusCreated, nil); err != nil {
 		return fmt.Errorf("stream rule: %w", err)
 	}
+	// A registration answered 503 may have gone through: its retry's
+	// DuplicateUrlFailed is that webhook; the ids are read from the list.
 	for i := range sc.o.hooks {
 		body := fmt.Appendf(nil, `{"url":%q}`, sc.recv.url(i))
-		var out struct {
-			Data struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		}
-		if err := c.do(ctx, c.bearer(http.MethodPost, c.base+"/2/webhooks", body, "application/json"), http.StatusOK, &out); err != nil {
+		err := c.do(ctx, c.bearer(http.MethodPost, c.base+"/2/webhooks", body, "application/json"), http.StatusOK, nil)
+		if err != nil && !strings.Contains(err.Error(), "DuplicateUrlFailed") {
 			return fmt.Errorf("register webhook: %w", err)
 		}
-		if err := c.do(ctx, c.bearer(http.MethodPost, c.base+"/2/tweets/search/webhooks/"+out.Data.ID, nil, ""), http.StatusOK, nil); err != nil {
+	}
+	var list struct {
+		Data []struct {
+			ID  string `json:"id"`
+			URL string `json:"url"`
+		} `json:"data"`
+	}
+	if err := c.do(ctx, c.bearer(http.MethodGet, c.base+"/2/webhooks", nil, ""), http.StatusOK, &list); err != nil {
+		return fmt.Errorf("list webhooks: %w", err)
+	}
+	for _, h := range list.Data {
+		if err := c.do(ctx, c.bearer(http.MethodPost, c.base+"/2/tweets/search/webhooks/"+h.ID, nil, ""), http.StatusOK, nil); err != nil {
 			return fmt.Errorf("link webhook: %w", err)
 		}
-		sc.hook = append(sc.hook, out.Data.ID)
+		sc.hook = append(sc.hook, h.ID)
+	}
+	if len(sc.hook) != sc.o.hooks {
+		return fmt.Errorf("%d webhooks registered, want %d", len(sc.hook), sc.o.hooks)
 	}
 	return nil
 }
