@@ -67,9 +67,10 @@ func (c *client) user(method, url string, body []byte, ctype string) (vegeta.Tar
 
 // do performs one target outside the attack and decodes its JSON answer.
 // A 503 (a dependency unavailable: on a loaded machine, PostgreSQL's
-// connection not made in time) is tried again, up to 5 times a second
-// apart: these are the setup's and the backlogs' calls, not the measured
-// ones.
+// answer not in time) or a transport error (the server answered early and
+// closed) is tried again, up to 5 times a second apart: these are the
+// setup's and the backlogs' calls, not the measured ones, and their
+// callers allow for a first try that went through.
 func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) error {
 	return c.doMade(ctx, func() (vegeta.Target, error) { return t, nil }, want, out)
 }
@@ -93,13 +94,16 @@ func (c *client) doMade(ctx context.Context, made func() (vegeta.Target, error),
 		if err != nil {
 			return err
 		}
-		if resp, err = c.http.Do(req.WithContext(ctx)); err != nil {
+		resp, err = c.http.Do(req.WithContext(ctx))
+		if err != nil && (attempt == 5 || ctx.Err() != nil) {
 			return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
 		}
-		b, _ = io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusServiceUnavailable || attempt == 5 {
-			break
+		if err == nil {
+			b, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable || attempt == 5 {
+				break
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -427,7 +427,12 @@ func (sc *scaler) webhookBacklog(ctx context.Context) (backlog, error) {
 			return backlog{}, err
 		}
 	}
-	items := sc.o.hookPosts * len(sc.hook)
+	// A post answered 503 may exist all the same: the records count them.
+	var posts int
+	if err := sc.pool.QueryRow(ctx, `SELECT count(*) FROM posts WHERE text LIKE $1`, fmt.Sprintf("scalehook run %d post %%", sc.runs)).Scan(&posts); err != nil {
+		return backlog{}, fmt.Errorf("count posts: %w", err)
+	}
+	items := posts * len(sc.hook)
 	return backlog{items: items,
 		progress: func(ctx context.Context) (n, dup int, err error) {
 			n, dup = sc.recv.counts()
