@@ -3,10 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,17 +66,51 @@ func (c *client) user(method, url string, body []byte, ctype string) (vegeta.Tar
 }
 
 // do performs one target outside the attack and decodes its JSON answer.
+// A 503 (a dependency unavailable: on a loaded machine, PostgreSQL's
+// answer not in time) or a transport error (the server answered early and
+// closed) is tried again, up to 5 times a second apart: these are the
+// setup's and the backlogs' calls, not the measured ones, and their
+// callers allow for a first try that went through.
 func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) error {
-	req, err := t.Request()
-	if err != nil {
-		return err
+	return c.doMade(ctx, func() (vegeta.Target, error) { return t, nil }, want, out)
+}
+
+// doUser is do of a request signed as the demo user, signed afresh for
+// every try (a nonce is good once).
+func (c *client) doUser(ctx context.Context, method, url string, body []byte, ctype string, want int, out any) error {
+	return c.doMade(ctx, func() (vegeta.Target, error) { return c.user(method, url, body, ctype) }, want, out)
+}
+
+func (c *client) doMade(ctx context.Context, made func() (vegeta.Target, error), want int, out any) error {
+	var resp *http.Response
+	var b []byte
+	var t vegeta.Target
+	for attempt := 1; ; attempt++ {
+		var err error
+		if t, err = made(); err != nil {
+			return err
+		}
+		req, err := t.Request()
+		if err != nil {
+			return err
+		}
+		resp, err = c.http.Do(req.WithContext(ctx))
+		if err != nil && (attempt == 5 || ctx.Err() != nil) {
+			return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
+		}
+		if err == nil {
+			b, _ = io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusServiceUnavailable || attempt == 5 {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(time.Second):
+		}
 	}
-	resp, err := c.http.Do(req.WithContext(ctx))
-	if err != nil {
-		return fmt.Errorf("%s %s: %w", t.Method, t.URL, err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != want {
 		return fmt.Errorf("%s %s: %d %s", t.Method, t.URL, resp.StatusCode, b)
 	}
@@ -90,16 +126,12 @@ func (c *client) do(ctx context.Context, t vegeta.Target, want int, out any) err
 // createPost posts text as the demo user and returns the new post's id.
 func (c *client) createPost(ctx context.Context, text string) (string, error) {
 	body, _ := json.Marshal(map[string]string{"text": text})
-	t, err := c.user(http.MethodPost, c.base+"/2/tweets", body, "application/json")
-	if err != nil {
-		return "", err
-	}
 	var out struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, t, http.StatusCreated, &out); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/tweets", body, "application/json", http.StatusCreated, &out); err != nil {
 		return "", err
 	}
 	return out.Data.ID, nil
@@ -108,16 +140,12 @@ func (c *client) createPost(ctx context.Context, text string) (string, error) {
 // doNotReachList creates the ad account's do-not-reach list (one per
 // account) and returns its id.
 func (c *client) doNotReachList(ctx context.Context) (string, error) {
-	t, err := c.user(http.MethodPost, c.base+"/12/accounts/"+c.creds.AdsAccountID+"/do_not_reach_lists", nil, "")
-	if err != nil {
-		return "", err
-	}
 	var out struct {
 		Data struct {
 			ID string `json:"id"`
 		} `json:"data"`
 	}
-	if err := c.do(ctx, t, http.StatusOK, &out); err != nil {
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/12/accounts/"+c.creds.AdsAccountID+"/do_not_reach_lists", nil, "", http.StatusOK, &out); err != nil {
 		return "", err
 	}
 	return out.Data.ID, nil
@@ -132,10 +160,24 @@ func (c *client) complianceJob(ctx context.Context, bearer string, ids []byte) (
 		return "", err
 	}
 	up := vegeta.Target{Method: http.MethodPut, URL: job.Data.UploadURL, Body: ids, Header: http.Header{"Content-Type": {"text/plain"}}}
-	if err := c.do(ctx, up, http.StatusOK, nil); err != nil {
-		return "", err
+	// An upload answered 503 may have gone through (the retry's 409
+	// "already complete") or left its claim until its 60 s lease lapses
+	// (docs/compliance-upload-gateway.md; 409 "in progress", waited out).
+	deadline := time.Now().Add(3 * time.Minute)
+	for {
+		err := c.do(ctx, up, http.StatusOK, nil)
+		if err == nil || strings.Contains(err.Error(), "already complete") { // a 503 whose upload went through
+			return job.Data.ID, nil
+		}
+		if !strings.Contains(err.Error(), ": 409 ") || !strings.Contains(err.Error(), "in progress") || time.Now().After(deadline) {
+			return "", err
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(2 * time.Second):
+		}
 	}
-	return job.Data.ID, nil
 }
 
 type jobAnswer struct {
@@ -173,4 +215,27 @@ func (r *ring) pick(i uint64) string {
 		return ""
 	}
 	return r.ids[i%uint64(len(r.ids))]
+}
+
+// uploadImage uploads png as the demo user (initialize, one append,
+// finalize) and returns the media id; finalize answers without waiting
+// for the worker when the API's AVIARY_MEDIA_IMAGE_WAIT is 0.
+func (c *client) uploadImage(ctx context.Context, png []byte) (string, error) {
+	body := fmt.Appendf(nil, `{"media_type":"image/png","media_category":"tweet_image","total_bytes":%d}`, len(png))
+	var out struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/initialize", body, "application/json", http.StatusOK, &out); err != nil {
+		return "", err
+	}
+	seg := fmt.Appendf(nil, `{"segment_index":0,"media":%q}`, base64.StdEncoding.EncodeToString(png))
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/append", seg, "application/json", http.StatusOK, nil); err != nil {
+		return "", err
+	}
+	if err := c.doUser(ctx, http.MethodPost, c.base+"/2/media/upload/"+out.Data.ID+"/finalize", nil, "", http.StatusOK, nil); err != nil {
+		return "", err
+	}
+	return out.Data.ID, nil
 }

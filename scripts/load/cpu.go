@@ -83,3 +83,77 @@ func hostTicks() (busy, total float64) {
 	}
 	return busy, total
 }
+
+// cpuSnap is the CPU time of a set of processes and of the host at one
+// moment: the scaling phase takes one when the workers start and one when
+// the backlog is drained, and reports the difference per process.
+type cpuSnap struct {
+	at                  time.Time
+	hostBusy, hostTotal float64
+	ticks               map[int]float64
+	postgres, redis     []int // pids by name (every database's backends)
+	loadAvg             string
+}
+
+// takeSnap reads pids and every postgres and redis-server process.
+func takeSnap(pids ...int) cpuSnap {
+	s := cpuSnap{at: time.Now(), ticks: map[int]float64{}}
+	s.hostBusy, s.hostTotal = hostTicks()
+	for _, pid := range pids {
+		s.ticks[pid] = procTicks(pid)
+	}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		comm, err := os.ReadFile("/proc/" + e.Name() + "/comm")
+		if err != nil {
+			continue
+		}
+		switch strings.TrimSpace(string(comm)) {
+		case "postgres":
+			s.postgres = append(s.postgres, pid)
+		case "redis-server":
+			s.redis = append(s.redis, pid)
+		default:
+			continue
+		}
+		s.ticks[pid] = procTicks(pid)
+	}
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 3 {
+			s.loadAvg = strings.Join(f[:3], " ")
+		}
+	}
+	return s
+}
+
+// cores is the CPU pid used between a and b, in cores (a process absent
+// from a started after it: all its time counts).
+func cores(a, b cpuSnap, pid int) float64 {
+	secs := b.at.Sub(a.at).Seconds()
+	t, ok := b.ticks[pid]
+	if !ok || secs <= 0 {
+		return 0
+	}
+	return (t - a.ticks[pid]) / clockTicks / secs
+}
+
+// coresOf sums cores over pids.
+func coresOf(a, b cpuSnap, pids []int) (c float64) {
+	for _, pid := range pids {
+		c += cores(a, b, pid)
+	}
+	return c
+}
+
+// hostBusyPct is the host's busy share between a and b (all CPUs, every
+// process of every user).
+func hostBusyPct(a, b cpuSnap) float64 {
+	if d := b.hostTotal - a.hostTotal; d > 0 {
+		return 100 * (b.hostBusy - a.hostBusy) / d
+	}
+	return 0
+}

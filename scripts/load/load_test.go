@@ -16,10 +16,13 @@ import (
 // TestLoadSmoke is the short version of the load test on real processes
 // (an `aviary api` and one `aviary worker` on an isolated database, Redis
 // database and blob directory): 10 s of the whole mix at a low rate, then
-// the scaling phase on a small backlog. It asserts what must hold at any
+// the scaling phase on small backlogs of every family (compliance, media,
+// webhook deliveries to a receiver answering after 50 ms) drained by 1 and
+// 2 workers, pinned with taskset when it is there. It asserts what must hold at any
 // rate, never a timing: no 5xx and no transport error on any endpoint,
 // every endpoint of the mix exercised, and every accepted compliance job,
-// finalized media and do-not-reach batch completed with no task archived.
+// finalized media and do-not-reach batch completed with no task archived,
+// and every scaling backlog drained, each webhook delivery received once.
 func TestLoadSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts real processes")
@@ -42,7 +45,10 @@ func TestLoadSmoke(t *testing.T) {
 	defer s.stop()
 	defer dumpLogs(t, logDir)
 
-	o := options{rate: 20, duration: 10 * time.Second, sample: 2 * time.Second, idsLines: 50, scaleJobs: 6, scaleLines: 200}
+	_, noTaskset := exec.LookPath("taskset")
+	o := options{rate: 20, duration: 10 * time.Second, sample: 2 * time.Second, idsLines: 50,
+		scaleJobs: 6, scaleLines: 200, scaleFams: "all", scaleWork: "1,2", scalePin: noTaskset == nil,
+		scaleMedia: 4, scaleHooks: 4, scalePosts: 3, scaleDelay: 50 * time.Millisecond}
 	rep, err := load(ctx, s, o)
 	if err != nil {
 		t.Fatal(err)
@@ -70,13 +76,24 @@ func TestLoadSmoke(t *testing.T) {
 	if c.jobsAccepted == 0 || c.mediaFinalized == 0 || c.batchesAccepted == 0 {
 		t.Errorf("no job of some family was accepted: %+v", c)
 	}
-	for _, r := range rep.scale {
-		if r.complete != r.jobs {
-			t.Errorf("%d workers completed %d of %d backlog jobs", r.workers, r.complete, r.jobs)
+	checkScale(t, rep.scale, 2)
+}
+
+// checkScale asserts every scaling run drained its whole backlog exactly
+// once (webhooks: each delivery received once, correctly signed), for
+// every family and number of workers.
+func checkScale(t *testing.T, runs []scaleRun, perFamily int) {
+	t.Helper()
+	for _, r := range runs {
+		if r.items == 0 || r.complete != r.items || r.duplicates != 0 {
+			t.Errorf("%s, %d workers: %d of %d %s complete, %d duplicate", r.family, r.workers, r.complete, r.items, r.unit, r.duplicates)
+		}
+		if len(r.use.workers) != r.workers {
+			t.Errorf("%s: CPU of %d workers read, want %d", r.family, len(r.use.workers), r.workers)
 		}
 	}
-	if len(rep.scale) != 2 {
-		t.Errorf("scaling phase ran %d times, want 2 (1 and 2 workers)", len(rep.scale))
+	if len(runs) != len(allFamilies)*perFamily {
+		t.Errorf("scaling phase ran %d times, want %d (%v x %d)", len(runs), len(allFamilies)*perFamily, allFamilies, perFamily)
 	}
 }
 

@@ -3,10 +3,14 @@
 // docs/load.md) and prints, as markdown: per endpoint p50/p90/p99/max and
 // errors by status, the API's and workers' RSS every -sample, tasks
 // processed per queue, whether every accepted job completed, and the job
-// throughput of 1 and then 2 worker replicas draining the same backlog.
+// throughput of 1 and then 2 (or more) worker replicas draining the same
+// backlog of each job family: compliance and media (CPU-bound) and webhook
+// deliveries to a receiver that answers after a fixed delay (bounded by
+// the workers' concurrency), with the CPU every process used.
 //
 //	make load                                   # 10 minutes, own stack
 //	go run ./scripts/load -rate 20 -duration 30s -out var/load.md
+//	go run ./scripts/load -scale-only -scale-workers 1,2,4 -scale-pin
 //	go run ./scripts/load -base-url http://localhost:8080 -creds var/demo-credentials.json \
 //	    -redis-url redis://127.0.0.1:6379/0 -database-url postgres://... -api-pid N
 package main
@@ -39,6 +43,15 @@ type options struct {
 	scaleJobs   int
 	scaleLines  int
 	scaleConc   int
+	scaleOnly   bool
+	scaleFams   string
+	scaleWork   string
+	scalePin    bool
+	scaleMedia  int
+	scaleImage  int
+	scaleHooks  int
+	scalePosts  int
+	scaleDelay  time.Duration
 	out         string
 	logDir      string
 	env         string
@@ -62,6 +75,15 @@ func main() {
 	flag.IntVar(&o.scaleJobs, "scale-jobs", 60, "compliance jobs in each scaling backlog (0: no scaling phase)")
 	flag.IntVar(&o.scaleLines, "scale-ids", 20000, "ids per compliance job of the scaling backlog")
 	flag.IntVar(&o.scaleConc, "scale-concurrency", 0, "AVIARY_WORKER_CONCURRENCY of the scaling workers (0: the default, 8)")
+	flag.BoolVar(&o.scaleOnly, "scale-only", false, "run the scaling phase alone (no mix)")
+	flag.StringVar(&o.scaleFams, "scale-families", "all", "job families of the scaling phase: compliance,media,webhooks or all")
+	flag.StringVar(&o.scaleWork, "scale-workers", "1,2", "worker replicas of each scaling run, comma-separated")
+	flag.BoolVar(&o.scalePin, "scale-pin", false, "pin scaling worker i to CPU i mod NumCPU with taskset (the rest stays unpinned)")
+	flag.IntVar(&o.scaleMedia, "scale-media", 60, "images in each media scaling backlog")
+	flag.IntVar(&o.scaleImage, "scale-image", 64, "side of the media backlog's PNG (64: the mix's gradient; larger: pseudo-random pixels, CPU in proportion)")
+	flag.IntVar(&o.scaleHooks, "scale-webhooks", 64, "webhooks of the webhooks scaling family (one app; AVIARY_WEBHOOKS_MAX is raised to it)")
+	flag.IntVar(&o.scalePosts, "scale-posts", 25, "matching posts in each webhooks backlog (each delivered to every webhook)")
+	flag.DurationVar(&o.scaleDelay, "scale-hook-delay", 200*time.Millisecond, "the webhook receiver's answer delay (a slow endpoint)")
 	flag.StringVar(&o.out, "out", "", "also write the markdown report to this file")
 	flag.StringVar(&o.logDir, "logs", "", "directory of the processes' logs (default: a temporary one, kept)")
 	flag.StringVar(&o.env, "env", "", "extra KEY=VALUE settings for the aviary processes, comma-separated")
@@ -180,26 +202,50 @@ func load(ctx context.Context, s *stack, o options) (*report, error) {
 		}
 		posts.add(id)
 	}
-	list, err := c.doNotReachList(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("do-not-reach list: %w", err)
+	var list string // the scaling phase alone sends no batch
+	if !o.scaleOnly {
+		var err error
+		if list, err = c.doNotReachList(ctx); err != nil {
+			return nil, fmt.Errorf("do-not-reach list: %w", err)
+		}
 	}
 	m, err := newMix(c, posts, list, o.idsLines)
 	if err != nil {
 		return nil, err
 	}
-	rep := &report{rate: o.rate, duration: o.duration, workers: len(s.workerPIDs()), startedAt: time.Now()}
-	rep.res, rep.samples, rep.queues = attack(ctx, s, m, o.rate, o.duration, o.sample)
-	rep.dropped = m.dropped.Load()
-	if s.dbURL != "" && s.redisURL != "" {
-		if rep.done, err = waitCompletion(ctx, s, m, 5*time.Minute); err != nil {
-			return nil, err
+	rep := &report{rate: o.rate, duration: o.duration, workers: len(s.workerPIDs()), startedAt: time.Now(), scaleOnly: o.scaleOnly}
+	if !o.scaleOnly {
+		rep.res, rep.samples, rep.queues = attack(ctx, s, m, o.rate, o.duration, o.sample)
+		rep.dropped = m.dropped.Load()
+		if s.dbURL != "" && s.redisURL != "" {
+			if rep.done, err = waitCompletion(ctx, s, m, 5*time.Minute); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.bin != "" && o.scaleJobs > 0 {
-		if rep.scale, err = scale(ctx, s, c, m, o.scaleJobs, o.scaleLines, o.scaleConc, 10*time.Minute); err != nil {
+		so, err := o.scaleOptions()
+		if err != nil {
+			return nil, err
+		}
+		rep.scalePin = so.pin
+		if rep.scale, err = scale(ctx, s, c, m, so); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
+}
+
+// scaleOptions are the scaling phase's flags.
+func (o options) scaleOptions() (scaleOptions, error) {
+	so := scaleOptions{pin: o.scalePin, concurrency: o.scaleConc, jobs: o.scaleJobs, lines: o.scaleLines,
+		media: o.scaleMedia, imageSide: o.scaleImage, hooks: o.scaleHooks, hookPosts: o.scalePosts, hookDelay: o.scaleDelay, timeout: 10 * time.Minute}
+	var err error
+	if so.families, err = parseFamilies(o.scaleFams); err != nil {
+		return so, err
+	}
+	if so.workers, err = parseInts(o.scaleWork); err != nil {
+		return so, fmt.Errorf("-scale-workers %w", err)
+	}
+	return so, nil
 }

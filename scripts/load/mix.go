@@ -257,6 +257,25 @@ func dataField(r *vegeta.Result, status int, key string) string {
 	return s
 }
 
+// noisyPNG is a side x side image of pseudo-random pixels (the same for a
+// side), which PNG can hardly compress: its decode and the worker's
+// processing cost CPU in proportion to its pixels.
+func noisyPNG(side int) ([]byte, error) {
+	img := image.NewRGBA(image.Rect(0, 0, side, side))
+	x := uint32(2463534242)
+	for i := 0; i < len(img.Pix); i += 4 {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = uint8(x), uint8(x>>8), uint8(x>>16), 255
+	}
+	var b bytes.Buffer
+	if err := png.Encode(&b, img); err != nil {
+		return nil, fmt.Errorf("encode png: %w", err)
+	}
+	return b.Bytes(), nil
+}
+
 // smallPNG is a 64x64 gradient, a few hundred bytes.
 func smallPNG() ([]byte, error) {
 	img := image.NewRGBA(image.Rect(0, 0, 64, 64))

@@ -18,6 +18,8 @@ type report struct {
 	queues    []queueSample
 	done      completion
 	scale     []scaleRun
+	scalePin  bool
+	scaleOnly bool
 	dropped   int64
 	startedAt time.Time
 }
@@ -26,6 +28,11 @@ func ms(d time.Duration) string { return fmt.Sprintf("%.1f", float64(d)/float64(
 
 func (r *report) write(w io.Writer) {
 	fmt.Fprintf(w, "## Load run %s\n\n", r.startedAt.UTC().Format(time.RFC3339))
+	if r.scaleOnly {
+		fmt.Fprintf(w, "Scaling phase only, %d CPUs (GOMAXPROCS %d)\n\n", runtime.NumCPU(), runtime.GOMAXPROCS(0))
+		r.scaling(w)
+		return
+	}
 	fmt.Fprintf(w, "%.1f req/s for %s, %d worker(s), %d CPUs (GOMAXPROCS %d); follow-up steps dropped: %d\n\n",
 		r.rate, r.duration, r.workers, runtime.NumCPU(), runtime.GOMAXPROCS(0), r.dropped)
 	r.endpoints(w)
@@ -137,18 +144,62 @@ func (r *report) scaling(w io.Writer) {
 	if len(r.scale) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "Job scaling: the same backlog of compliance jobs drained by 1, then 2 workers (span: first job started to last completed, from the records; wall: workers started to all complete):")
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, "| workers x concurrency | backlog (jobs x ids) | span | wall | jobs/min | ids/s | vs 1 worker | workers CPU (cores) |")
-	fmt.Fprintln(w, "|---:|---|---:|---:|---:|---:|---:|---:|")
-	base := r.scale[0].perMinute
+	pin := "workers not pinned"
+	if r.scalePin {
+		pin = "worker i pinned to CPU i mod " + fmt.Sprint(runtime.NumCPU()) + " (taskset); API, PostgreSQL, Redis and this program not pinned"
+	}
+	fmt.Fprintf(w, "Job scaling: the same backlog of each family drained by each number of workers (%s). "+
+		"rate = (completed - 1) / (first to last completion, from the records; webhooks: the receiver's first arrival to last answer); "+
+		"wall = workers started to all complete:\n\n", pin)
+	fmt.Fprintln(w, "| family | workers x concurrency | CPUs | backlog | complete | wall | rate /min | wall rate /min | vs first |")
+	fmt.Fprintln(w, "|---|---:|---|---|---:|---:|---:|---:|---:|")
+	base := map[string]float64{}
 	for _, s := range r.scale {
-		conc := "8"
-		if s.concurrency > 0 {
-			conc = fmt.Sprint(s.concurrency)
+		if _, ok := base[s.family]; !ok {
+			base[s.family] = s.perMinute
 		}
-		fmt.Fprintf(w, "| %d x %s | %d x %d | %.1f s | %.1f s | %.1f | %.0f | %.2f | %.2f |\n", s.workers, conc, s.jobs, s.lines, s.span.Seconds(), s.drain.Seconds(),
-			s.perMinute, s.perMinute*float64(s.lines)/60, s.perMinute/base, s.cores)
+		ratio := 0.0
+		if b := base[s.family]; b > 0 {
+			ratio = s.perMinute / b
+		}
+		done := fmt.Sprintf("%d/%d %s", s.complete, s.items, s.unit)
+		if s.duplicates > 0 {
+			done += fmt.Sprintf(", %d duplicate", s.duplicates)
+		}
+		fmt.Fprintf(w, "| %s | %d x %s | %s | %s | %s | %.1f s | %.0f | %.0f | %.2f |\n", s.family, s.workers, concName(s.concurrency), cpus(s.pinned),
+			s.backlog, done, s.drain.Seconds(), s.perMinute, s.wallPerMinute, ratio)
 	}
 	fmt.Fprintln(w)
+	fmt.Fprintln(w, "CPU over each drain, in cores (PostgreSQL: this stack's database's backends / every backend, other sessions' included; stack: workers, API, this database's backends, Redis and the load generator, against the cores the host was busy, every process of every user):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| family | workers | each worker | api | PostgreSQL | Redis | load gen | stack / host busy | load avg (start -> end) | saturated |")
+	fmt.Fprintln(w, "|---|---:|---|---:|---:|---:|---:|---:|---|---|")
+	for _, s := range r.scale {
+		u := s.use
+		ws := make([]string, len(u.workers))
+		for i, v := range u.workers {
+			ws[i] = fmt.Sprintf("%.2f", v)
+		}
+		fmt.Fprintf(w, "| %s | %d | %s | %.2f | %.2f / %.2f | %.2f | %.2f | %.2f / %.2f (%.0f%%) | %s -> %s | %s |\n", s.family, s.workers, strings.Join(ws, " / "),
+			u.api, u.pgOurs, u.pgAll, u.redis, u.loadgen, u.stackCores(), u.busyCores(), u.hostBusy, u.loadStart, u.loadEnd, s.saturated())
+	}
+	fmt.Fprintln(w)
+}
+
+func concName(c int) string {
+	if c > 0 {
+		return fmt.Sprint(c)
+	}
+	return "8"
+}
+
+func cpus(pinned []int) string {
+	if pinned == nil {
+		return "any"
+	}
+	s := make([]string, len(pinned))
+	for i, c := range pinned {
+		s[i] = fmt.Sprint(c)
+	}
+	return strings.Join(s, ",")
 }

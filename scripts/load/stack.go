@@ -138,12 +138,21 @@ func (s *stack) run(ctx context.Context, out *bytes.Buffer, args ...string) erro
 
 // start starts a long-running aviary command with its log in logDir.
 func (s *stack) start(role string, extraEnv ...string) (*exec.Cmd, error) {
+	return s.startOn(role, -1, extraEnv...)
+}
+
+// startOn is start pinned to CPU cpu with taskset (cpu < 0: not pinned).
+// taskset execs the command, so the pid is the aviary process's.
+func (s *stack) startOn(role string, cpu int, extraEnv ...string) (*exec.Cmd, error) {
 	name := filepath.Join(s.logDir, fmt.Sprintf("%s-%d.log", role, time.Now().UnixNano()))
 	f, err := os.Create(name)
 	if err != nil {
 		return nil, fmt.Errorf("create %s log: %w", role, err)
 	}
 	cmd := exec.Command(s.bin, role)
+	if cpu >= 0 {
+		cmd = exec.Command("taskset", "-c", strconv.Itoa(cpu), s.bin, role)
+	}
 	cmd.Env = append(append(os.Environ(), s.env...), extraEnv...)
 	cmd.Stdout, cmd.Stderr = f, f
 	if err := cmd.Start(); err != nil {
@@ -156,10 +165,16 @@ func (s *stack) start(role string, extraEnv ...string) (*exec.Cmd, error) {
 
 // addWorker starts one more worker replica.
 func (s *stack) addWorker(extraEnv ...string) error {
+	return s.addWorkerOn(-1, extraEnv...)
+}
+
+// addWorkerOn starts one more worker replica pinned to CPU cpu (< 0: not
+// pinned).
+func (s *stack) addWorkerOn(cpu int, extraEnv ...string) error {
 	if s.bin == "" {
 		return fmt.Errorf("attached stack: workers are not ours to start")
 	}
-	w, err := s.start("worker", extraEnv...)
+	w, err := s.startOn("worker", cpu, extraEnv...)
 	if err != nil {
 		return err
 	}
@@ -174,6 +189,22 @@ func (s *stack) stopWorkers() {
 		stopProcess(w)
 	}
 	s.workers = nil
+}
+
+// restartAPI stops the API and starts it again with extraEnv added (same
+// address), waiting until it is ready.
+func (s *stack) restartAPI(ctx context.Context, extraEnv ...string) error {
+	if s.apiCmd == nil {
+		return fmt.Errorf("attached stack: the API is not ours to restart")
+	}
+	stopProcess(s.apiCmd)
+	cmd, err := s.start("api", extraEnv...)
+	if err != nil {
+		s.apiCmd = nil
+		return err
+	}
+	s.apiCmd, s.apiPID = cmd, cmd.Process.Pid
+	return waitReady(ctx, s.baseURL+"/readyz", 30*time.Second)
 }
 
 func (s *stack) stop() {
