@@ -318,13 +318,13 @@ func (m *matrix) killWorkers(r *faultRow) []time.Duration {
 	return pickups
 }
 
-// slowBody sends b in 32 KiB pieces every 40 ms (about 0.8 MB/s), so a
-// request is in flight for a while.
-func slowBody(b []byte) io.Reader {
+// slowBody sends b in pieces of chunk bytes every 40 ms, so a request is
+// in flight for a while.
+func slowBody(b []byte, chunk int) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		for len(b) > 0 {
-			n := min(32<<10, len(b))
+			n := min(chunk, len(b))
 			if _, err := pw.Write(b[:n]); err != nil {
 				return
 			}
@@ -340,7 +340,8 @@ func slowBody(b []byte) io.Reader {
 // while the body is being read, and restarts B on its port. It returns
 // the request's outcome.
 func (m *matrix) inFlightKill(authz, method, path string, body []byte, contentType string) error {
-	req, err := http.NewRequest(method, m.env.apis[1]+path, slowBody(body))
+	// Two seconds' worth of sending, the kill after one.
+	req, err := http.NewRequest(method, m.env.apis[1]+path, slowBody(body, max(1, len(body)/50)))
 	if err != nil {
 		return err
 	}
@@ -452,7 +453,7 @@ func (m *matrix) killAPIMidBatch(r *faultRow) {
 	}
 	var users []any
 	for k := range 2000 {
-		users = append(users, map[string]any{"partner_user_id": []string{fmt.Sprintf("batch-user-%d", k)}})
+		users = append(users, map[string]any{"partner_user_id": []string{fmt.Sprintf("batch-user-%d-%s", k, strings.Repeat("x", 80))}})
 	}
 	body, _ := json.Marshal([]any{map[string]any{"operation_type": "Update", "params": map[string]any{"users": users}}})
 	path := "/12/accounts/" + m.s.creds.AdsAccountID + "/custom_audiences/" + aud + "/users"
@@ -531,7 +532,7 @@ func (m *matrix) redisStorm(r *faultRow) {
 // it; the client retries the segment and the upload completes.
 func (m *matrix) minioRestartMidUpload(r *faultRow) {
 	detail, problems := m.uploadBig(bigImage(m.t), func(sid string, body []byte, ct string) error {
-		req, _ := http.NewRequest(http.MethodPost, m.env.apis[0]+"/2/media/upload/"+sid+"/append", slowBody(body))
+		req, _ := http.NewRequest(http.MethodPost, m.env.apis[0]+"/2/media/upload/"+sid+"/append", slowBody(body, 32<<10))
 		req.ContentLength = int64(len(body))
 		req.Header.Set("Content-Type", ct)
 		done := make(chan error, 1)
