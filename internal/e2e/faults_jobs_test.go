@@ -151,12 +151,14 @@ func pgQuery[T any](ctx context.Context, env *matrixEnv, sql string, args ...any
 // complianceFamily creates tweets compliance jobs of complianceIDs
 // deleted posts each: a complete job's result has one line per id.
 type complianceFamily struct {
-	mu       sync.Mutex
-	upload   string
-	lines    int
-	rep      familyReport
-	accepted []int64 // jobs created and uploaded
-	created  int     // jobs created but never uploaded (abandoned by the client)
+	mu     sync.Mutex
+	upload string
+	lines  int
+	// live and deleted are the ids of the posts the uploads name.
+	live, deleted []int64
+	rep           familyReport
+	accepted      []int64 // jobs created and uploaded
+	created       int     // jobs created but never uploaded (abandoned by the client)
 }
 
 const complianceIDs = 20
@@ -170,11 +172,22 @@ func (f *complianceFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	}
 	defer conn.Close(context.Background())
 	rows, _ := conn.Query(ctx, `WITH u AS (INSERT INTO users (username) VALUES ('faultscompliance') RETURNING id)
-		INSERT INTO posts (author_id, text, deleted_at) SELECT u.id, 'gone ' || g, now() FROM u, generate_series(1, $1) g RETURNING id`, complianceIDs)
-	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
-	if err != nil {
-		return fmt.Errorf("seed compliance posts: %w", err)
+		INSERT INTO posts (author_id, text, deleted_at) SELECT u.id, 'kept ' || g, CASE WHEN g > $1 THEN now() END
+		FROM u, generate_series(1, 2 * $1) g RETURNING id, deleted_at IS NOT NULL`, complianceIDs)
+	var id int64
+	var deleted bool
+	_, err = pgx.ForEachRow(rows, []any{&id, &deleted}, func() error {
+		if deleted {
+			f.deleted = append(f.deleted, id)
+		} else {
+			f.live = append(f.live, id)
+		}
+		return nil
+	})
+	if err != nil || len(f.deleted) != complianceIDs {
+		return fmt.Errorf("seed compliance posts: %v", err)
 	}
+	ids := f.deleted
 	var b strings.Builder
 	for _, id := range ids {
 		fmt.Fprintf(&b, "%d\n", id)
@@ -184,27 +197,63 @@ func (f *complianceFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	return nil
 }
 
-// submitCompliance creates one job and uploads f.upload; it returns the job
-// id (0 when not accepted) and whether the upload was accepted.
+// submit creates one job and uploads f.upload; it returns the job id (0
+// when not accepted), whether the upload was accepted and whether the
+// creation went unanswered.
 func (f *complianceFamily) submit(ctx context.Context, env *matrixEnv, i int) (id int64, uploaded bool, unknown bool) {
+	id, uploaded, unknown, _ = f.submitBody(ctx, env, i, f.upload)
+	return id, uploaded, unknown
+}
+
+// submitBody is submit with an upload of one's own; why says what went
+// wrong ("" when the job was created and uploaded).
+func (f *complianceFamily) submitBody(ctx context.Context, env *matrixEnv, i int, upload string) (id int64, uploaded, unknown bool, why string) {
 	st, raw, err := env.callJSON(ctx, env.api(i), "bearer", http.MethodPost, "/2/compliance/jobs",
 		map[string]any{"type": "tweets", "name": fmt.Sprintf("faults-%d", i)})
 	if err != nil || st != http.StatusOK {
-		return 0, false, errors.Is(err, errNoAnswer)
+		if err != nil {
+			return 0, false, errors.Is(err, errNoAnswer), "create: no answer"
+		}
+		return 0, false, false, fmt.Sprintf("create: %d", st)
 	}
 	job := dataOf(raw)
 	id, _ = validation.ParseID(fmt.Sprint(job["id"]))
 	uploadURL, _ := job["upload_url"].(string)
+	last := ""
 	uploaded = retry(ctx, 90*time.Second, func(int) bool {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPut, uploadURL, strings.NewReader(f.upload))
+		req, err := http.NewRequestWithContext(ctx, http.MethodPut, uploadURL, strings.NewReader(upload))
 		if err != nil {
 			return false
 		}
 		req.Header.Set("Content-Type", "text/plain")
 		st, _, err := env.send(req, "")
+		if err != nil {
+			last = "upload: no answer"
+		} else {
+			last = fmt.Sprintf("upload: %d", st)
+		}
 		return err == nil && st == http.StatusOK
 	})
-	return id, uploaded, false
+	if uploaded {
+		last = ""
+	}
+	return id, uploaded, false, last
+}
+
+// longUpload is an upload of lines ids, one deleted post's id in 1,000
+// (the rest live posts), and the number of result lines it must give.
+func (f *complianceFamily) longUpload(lines int) (string, int) {
+	var b strings.Builder
+	want := 0
+	for i := range lines {
+		if i%1000 == 0 {
+			fmt.Fprintf(&b, "%d\n", f.deleted[(i/1000)%len(f.deleted)])
+			want++
+		} else {
+			fmt.Fprintf(&b, "%d\n", f.live[i%len(f.live)])
+		}
+	}
+	return b.String(), want
 }
 
 func (f *complianceFamily) run(ctx context.Context, env *matrixEnv) {

@@ -38,6 +38,9 @@ type matrixConfig struct {
 	killWindow time.Duration
 	// cut is how long a dependency stays unreachable (or hung).
 	cut time.Duration
+	// longLines is the size of the long compliance jobs that run while
+	// workers are killed.
+	longLines int
 	// storm is the number of compliance jobs created at once while Redis
 	// restarts empty.
 	storm int
@@ -45,9 +48,9 @@ type matrixConfig struct {
 
 func faultsConfig() matrixConfig {
 	if os.Getenv("AVIARY_FAULTS") == "full" {
-		return matrixConfig{mode: "full", kills: 100, killWindow: 4 * time.Second, cut: 30 * time.Second, storm: 60}
+		return matrixConfig{mode: "full", kills: 100, killWindow: 4 * time.Second, cut: 30 * time.Second, storm: 60, longLines: 1_000_000}
 	}
-	return matrixConfig{mode: "short", kills: 5, killWindow: 2 * time.Second, cut: 5 * time.Second, storm: 20}
+	return matrixConfig{mode: "short", kills: 5, killWindow: 2 * time.Second, cut: 5 * time.Second, storm: 20, longLines: 300_000}
 }
 
 // faultRow is one fault's line in the report.
@@ -284,6 +287,19 @@ func (m *matrix) heldByAnother(tasks []string, pid int, timeout time.Duration) (
 func (m *matrix) killWorkers(r *faultRow) []time.Duration {
 	var pickups []time.Duration
 	idle, missed := 0, 0
+	// A long job runs throughout, started again when it completes, so
+	// kills find a task to interrupt.
+	stop := make(chan struct{})
+	longDone := make(chan string, 1)
+	go func() { longDone <- m.longJobs(stop) }()
+	defer func() {
+		close(stop)
+		long := <-longDone
+		r.detail += "; " + long
+		if strings.Contains(long, "PROBLEM") {
+			r.problems = append(r.problems, long)
+		}
+	}()
 	for range m.cfg.kills {
 		time.Sleep(time.Duration(m.rng.Int64N(int64(m.cfg.killWindow))))
 		m.mu.Lock()
@@ -316,6 +332,44 @@ func (m *matrix) killWorkers(r *faultRow) []time.Duration {
 	r.detail = fmt.Sprintf("%d kills mid-task (task taken over), %d with no task, %d whose task no other worker leased within 60 s (finished or failed over otherwise)",
 		len(pickups), idle, missed)
 	return pickups
+}
+
+// longJobs runs long compliance jobs one after another until stop, then
+// waits for the last to finish, and checks each: complete, with exactly
+// the expected result lines.
+func (m *matrix) longJobs(stop chan struct{}) string {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	upload, want := m.probe.longUpload(m.cfg.longLines)
+	var done, attempts int
+	var problems []string
+	for {
+		select {
+		case <-stop:
+			return fmt.Sprintf("%d long jobs (%d lines each) complete exactly once after %d attempts%s",
+				done, m.cfg.longLines, attempts, strings.Join(problems, ""))
+		default:
+		}
+		id, uploaded, _, _ := m.probe.submitBody(ctx, m.env, 3000000+done, upload)
+		if !uploaded {
+			continue
+		}
+		wctx, wcancel := context.WithTimeout(ctx, 10*time.Minute)
+		var job storage.ComplianceJob
+		waitFinal(wctx, func() bool {
+			j, err := m.s.db.ComplianceJob(wctx, id)
+			job = j
+			return err == nil && j.Status.Final()
+		})
+		wcancel()
+		attempts += job.Attempts
+		if job.Status != storage.JobComplete || job.ResultLines != int64(want) || job.LinesRead != int64(m.cfg.longLines) {
+			problems = append(problems, fmt.Sprintf(" PROBLEM: long job %d ended %s with %d lines read, %d result lines (want %d, %d)",
+				id, job.Status, job.LinesRead, job.ResultLines, m.cfg.longLines, want))
+		} else {
+			done++
+		}
+	}
 }
 
 // slowBody sends b in pieces of chunk bytes every 40 ms, so a request is
@@ -486,14 +540,18 @@ func (m *matrix) redisStorm(r *faultRow) {
 	var mu sync.Mutex
 	var jobs []int64
 	unknown, refused := 0, 0
+	reasons := map[string]int{}
 	var wg sync.WaitGroup
 	for g := range 5 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for k := range m.cfg.storm / 5 {
-				id, uploaded, unk := m.probe.submit(ctx, m.env, 2000000+g*1000+k)
+				id, uploaded, unk, why := m.probe.submitBody(ctx, m.env, 2000000+g*1000+k, m.probe.upload)
 				mu.Lock()
+				if why != "" {
+					reasons[why]++
+				}
 				switch {
 				case uploaded:
 					jobs = append(jobs, id)
@@ -525,7 +583,7 @@ func (m *matrix) redisStorm(r *faultRow) {
 		j, _ := m.s.db.ComplianceJob(ctx, id)
 		r.problems = append(r.problems, fmt.Sprintf("storm job %d: %s with %d result lines", id, j.Status, j.ResultLines))
 	}
-	r.detail = fmt.Sprintf("%d jobs accepted and uploaded, %d complete exactly once; %d refused or not uploaded, %d unanswered", len(jobs), done, refused, unknown)
+	r.detail = fmt.Sprintf("%d jobs accepted and uploaded, %d complete exactly once; %d refused or not uploaded, %d unanswered (%v)", len(jobs), done, refused, unknown, reasons)
 }
 
 // minioRestartMidUpload restarts MinIO while a 4 MiB segment streams into
@@ -605,7 +663,9 @@ func (m *matrix) finalChecks(ctx context.Context) matrixChecks {
 	for u := range mc.ListIncompleteUploads(ctx, m.bucket, "", true) {
 		if u.Err == nil {
 			c.multipart++
-			c.notes = append(c.notes, fmt.Sprintf("open multipart upload %s (started %s)", u.Key, u.Initiated.Format(time.RFC3339)))
+			if c.multipart <= 10 {
+				c.notes = append(c.notes, fmt.Sprintf("open multipart upload %s (started %s)", u.Key, u.Initiated.Format(time.RFC3339)))
+			}
 		}
 	}
 	for obj := range mc.ListObjects(ctx, m.bucket, minio.ListObjectsOptions{Recursive: true}) {
@@ -615,30 +675,29 @@ func (m *matrix) finalChecks(ctx context.Context) matrixChecks {
 		c.objects++
 		if !m.referenced(ctx, obj.Key) {
 			c.unreferenced++
-			c.notes = append(c.notes, "unreferenced object "+obj.Key)
+			if c.unreferenced <= 10 {
+				c.notes = append(c.notes, "unreferenced object "+obj.Key)
+			}
 		}
 	}
 	return c
 }
 
 // referenced reports whether the record an object key belongs to exists
-// (media/<id>/..., compliance/<id>/...); other keys count as referenced.
+// (media/<id>/..., compliance/<app>/<job>/...); other keys count as
+// referenced.
 func (m *matrix) referenced(ctx context.Context, key string) bool {
-	parts := strings.Split(key, "/")
-	if len(parts) < 2 {
-		return true
-	}
-	id, err := strconv.ParseInt(parts[1], 10, 64)
-	if err != nil {
-		return true
-	}
 	var sql string
-	switch parts[0] {
-	case "media":
-		sql = `SELECT count(*) FROM media WHERE id = $1`
-	case strings.TrimSuffix(storage.ComplianceBlobPrefix, "/"):
-		sql = `SELECT count(*) FROM compliance_jobs WHERE id = $1`
-	default:
+	var id int64
+	if job, ok := storage.ComplianceJobOfKey(key); ok {
+		sql, id = `SELECT count(*) FROM compliance_jobs WHERE id = $1`, job
+	} else if parts := strings.Split(key, "/"); len(parts) >= 2 && parts[0] == "media" {
+		n, err := strconv.ParseInt(parts[1], 10, 64)
+		if err != nil {
+			return true
+		}
+		sql, id = `SELECT count(*) FROM media WHERE id = $1`, n
+	} else {
 		return true
 	}
 	n, err := pgQuery[int64](ctx, m.env, sql, id)
@@ -657,7 +716,7 @@ func (m *matrix) render(began, workloadEnd time.Time, rows []faultRow, pickups [
 		if r.recovery < 0 {
 			rec = "not recovered"
 		}
-		outcome := r.detail
+		outcome := strings.Join(strings.Fields(r.detail), " ")
 		if len(r.problems) > 0 {
 			outcome += " **PROBLEMS: " + strings.Join(r.problems, "; ") + "**"
 		}
