@@ -159,6 +159,7 @@ type complianceFamily struct {
 	rep           familyReport
 	accepted      []int64 // jobs created and uploaded
 	created       int     // jobs created but never uploaded (abandoned by the client)
+	refused       map[string]int
 }
 
 const complianceIDs = 20
@@ -257,9 +258,13 @@ func (f *complianceFamily) longUpload(lines int) (string, int) {
 }
 
 func (f *complianceFamily) run(ctx context.Context, env *matrixEnv) {
+	f.refused = map[string]int{}
 	for i := 0; ctx.Err() == nil; i++ {
-		id, uploaded, unknown := f.submit(ctx, env, i)
+		id, uploaded, unknown, why := f.submitBody(ctx, env, i, f.upload)
 		f.mu.Lock()
+		if why != "" && !unknown {
+			f.refused[why]++
+		}
 		f.rep.submitted++
 		switch {
 		case unknown:
@@ -304,6 +309,9 @@ func (f *complianceFamily) settle(ctx context.Context, env *matrixEnv) familyRep
 	r.settled = time.Now()
 	if f.created > 0 {
 		r.notes = append(r.notes, fmt.Sprintf("%d jobs created whose upload never got through (left to expire)", f.created))
+	}
+	if len(f.refused) > 0 {
+		r.notes = append(r.notes, fmt.Sprintf("not accepted: %v (409 on create: one in-progress job per app and type, docs/compliance-lifecycle.md)", f.refused))
 	}
 	return r
 }
