@@ -452,7 +452,7 @@ func (m *matrix) uploadBig(img []byte, first func(sid string, body []byte, ct st
 	for i, seg := range segs {
 		body, ct := appendBody(multipartMediaLast, i, seg)
 		if i == 0 && first != nil {
-			detail = fmt.Sprint(first(sid, body, ct))
+			detail = outcome(first(sid, body, ct))
 		}
 		if !retry(ctx, 2*time.Minute, func(int) bool {
 			st, _, err := e.call(ctx, e.api(0), "user", http.MethodPost, "/2/media/upload/"+sid+"/append", body, ct)
@@ -476,7 +476,7 @@ func (m *matrix) uploadBig(img []byte, first func(sid string, body []byte, ct st
 	}) || rec.State != storage.MediaSucceeded {
 		return detail, []string{fmt.Sprintf("media %s ended %q", sid, rec.State)}
 	}
-	return detail, nil
+	return detail + "; the upload succeeded", nil
 }
 
 // killAPIMidAppend kills replica B while it reads a 4 MiB segment; the
@@ -485,7 +485,7 @@ func (m *matrix) killAPIMidAppend(r *faultRow) {
 	detail, problems := m.uploadBig(bigImage(m.t), func(sid string, body []byte, ct string) error {
 		return m.inFlightKill("user", http.MethodPost, "/2/media/upload/"+sid+"/append", body, ct)
 	})
-	r.detail = "the append in flight: " + detail + "; sent again to the other replica, the upload succeeded"
+	r.detail = "the append in flight: " + detail + "; sent again to the other replica"
 	r.problems = problems
 }
 
@@ -526,7 +526,7 @@ func (m *matrix) killAPIMidBatch(r *faultRow) {
 	})
 	members, _ = pgQuery[int64](ctx, e, `SELECT count(*) FROM custom_audience_members WHERE audience_id = $1`, aud)
 	batches, _ = pgQuery[int64](ctx, e, `SELECT count(*) FROM custom_audience_batches WHERE custom_audience_id = $1 AND state = 'APPLIED'`, aud)
-	r.detail = fmt.Sprintf("the batch in flight: %v; sent again: %d batch applied, %d members", inFlight, batches, members)
+	r.detail = fmt.Sprintf("the batch in flight: %s; sent again to the other replica: %d batch applied, %d members", outcome(inFlight), batches, members)
 	if members != 2000 || batches != 1 {
 		r.problems = append(r.problems, fmt.Sprintf("%d batches applied, %d members; want 1 and 2000", batches, members))
 	}
@@ -605,7 +605,7 @@ func (m *matrix) minioRestartMidUpload(r *faultRow) {
 		m.minio.Restart()
 		return <-done
 	})
-	r.detail = "the append in flight: " + detail + "; retried, the upload succeeded"
+	r.detail = "the append in flight: " + detail
 	r.problems = problems
 }
 
@@ -753,4 +753,10 @@ func (m *matrix) render(began, workloadEnd time.Time, rows []faultRow, pickups [
 	return b.String()
 }
 
-var _ = errors.Is
+// outcome says briefly how a request in flight during a fault ended.
+func outcome(err error) string {
+	if errors.Is(err, errNoAnswer) {
+		return "cut off (no answer)"
+	}
+	return strings.Join(strings.Fields(fmt.Sprint(err)), " ")
+}
