@@ -668,12 +668,16 @@ func (m *matrix) finalChecks(ctx context.Context) matrixChecks {
 			}
 		}
 	}
+	ids, err := m.recordIDs(ctx)
+	if err != nil {
+		c.problems = append(c.problems, "read the record ids: "+err.Error())
+	}
 	for obj := range mc.ListObjects(ctx, m.bucket, minio.ListObjectsOptions{Recursive: true}) {
 		if obj.Err != nil {
 			continue
 		}
 		c.objects++
-		if !m.referenced(ctx, obj.Key) {
+		if !referenced(obj.Key, ids) {
 			c.unreferenced++
 			if c.unreferenced <= 10 {
 				c.notes = append(c.notes, "unreferenced object "+obj.Key)
@@ -685,23 +689,34 @@ func (m *matrix) finalChecks(ctx context.Context) matrixChecks {
 
 // referenced reports whether the record an object key belongs to exists
 // (media/<id>/..., compliance/<app>/<job>/...); other keys count as
-// referenced.
-func (m *matrix) referenced(ctx context.Context, key string) bool {
-	var sql string
-	var id int64
+// referenced. ids holds the ids of the media and compliance jobs.
+func referenced(key string, ids map[int64]bool) bool {
 	if job, ok := storage.ComplianceJobOfKey(key); ok {
-		sql, id = `SELECT count(*) FROM compliance_jobs WHERE id = $1`, job
-	} else if parts := strings.Split(key, "/"); len(parts) >= 2 && parts[0] == "media" {
-		n, err := strconv.ParseInt(parts[1], 10, 64)
-		if err != nil {
-			return true
-		}
-		sql, id = `SELECT count(*) FROM media WHERE id = $1`, n
-	} else {
+		return ids[job]
+	}
+	parts := strings.Split(key, "/")
+	if len(parts) < 2 || parts[0] != "media" {
 		return true
 	}
-	n, err := pgQuery[int64](ctx, m.env, sql, id)
-	return err != nil || n > 0
+	n, err := strconv.ParseInt(parts[1], 10, 64)
+	return err != nil || ids[n]
+}
+
+// recordIDs are the ids of every media record and compliance job (ids are
+// unique across tables).
+func (m *matrix) recordIDs(ctx context.Context) (map[int64]bool, error) {
+	conn, err := pgx.Connect(ctx, m.s.dbURL)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Close(context.Background())
+	rows, _ := conn.Query(ctx, `SELECT id FROM media UNION ALL SELECT id FROM compliance_jobs`)
+	list, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	ids := map[int64]bool{}
+	for _, id := range list {
+		ids[id] = true
+	}
+	return ids, err
 }
 
 // render writes the report as markdown.
