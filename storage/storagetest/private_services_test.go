@@ -34,8 +34,6 @@ func TestPrivateServicesRestart(t *testing.T) {
 				}
 				return n
 			}
-			exec(t, `SELECT count(*) FROM (SELECT 1 FROM pg_class LIMIT 1) x`)
-			exec(t, `WITH t AS (SELECT 1) SELECT 0`)
 			conn, err := pgx.Connect(ctx, pg.URL)
 			if err != nil {
 				t.Fatal(err)
