@@ -476,7 +476,7 @@ func (m *matrix) uploadBig(img []byte, first func(sid string, body []byte, ct st
 	}) || rec.State != storage.MediaSucceeded {
 		return detail, []string{fmt.Sprintf("media %s ended %q", sid, rec.State)}
 	}
-	return detail + "; the upload succeeded", nil
+	return detail, nil
 }
 
 // killAPIMidAppend kills replica B while it reads a 4 MiB segment; the
@@ -486,6 +486,9 @@ func (m *matrix) killAPIMidAppend(r *faultRow) {
 		return m.inFlightKill("user", http.MethodPost, "/2/media/upload/"+sid+"/append", body, ct)
 	})
 	r.detail = "the append in flight: " + detail + "; sent again to the other replica"
+	if len(problems) == 0 {
+		r.detail += "; the upload succeeded"
+	}
 	r.problems = problems
 }
 
@@ -605,7 +608,10 @@ func (m *matrix) minioRestartMidUpload(r *faultRow) {
 		m.minio.Restart()
 		return <-done
 	})
-	r.detail = "the append in flight: " + detail
+	r.detail = "the append in flight: " + detail + "; retried"
+	if len(problems) == 0 {
+		r.detail += "; the upload succeeded"
+	}
 	r.problems = problems
 }
 
