@@ -5,6 +5,7 @@
 #   make lint       gofmt check + go vet
 #   make bench      scripts/bench
 #   make load       scripts/load: a fixed-rate mix for 10 minutes on its own stack (docs/load.md)
+#   make faults     the full fault matrix (issue 32, docs/fault-matrix.md; about an hour)
 #   make fuzz       scripts/fuzz: every fuzz target, FUZZ_EXECS (default 1000000) executions each
 #   make tools      build the MinIO binary the tests use (minutes, once)
 #   make docker-up  the whole stack in Docker Compose
@@ -82,7 +83,7 @@ AVIARY_INSIGHTS_PAIR_SAMPLE ?= 1
 AVIARY_WEBHOOK_ALLOW ?= localhost:*,127.0.0.1:*
 RUN_ENV ?= AVIARY_PUBLIC_URL='$(AVIARY_PUBLIC_URL)' AVIARY_SANDBOX_PUBLIC_URL='$(AVIARY_SANDBOX_PUBLIC_URL)' AVIARY_ADMIN_USER='$(AVIARY_ADMIN_USER)' AVIARY_ADMIN_PASSWORD='$(AVIARY_ADMIN_PASSWORD)' AVIARY_INSIGHTS_PAIR_SAMPLE='$(AVIARY_INSIGHTS_PAIR_SAMPLE)' AVIARY_WEBHOOK_ALLOW='$(AVIARY_WEBHOOK_ALLOW)'
 
-.PHONY: build deps deps-test tools run test lint bench load fuzz docker-up clean help
+.PHONY: build deps deps-test tools run test lint bench load faults fuzz docker-up clean help
 
 build:
 	$(GO) build -ldflags "-X main.version=$(AVIARY_VERSION)" -o $(AVIARY_BIN) ./cmd/aviary
@@ -168,6 +169,15 @@ bench: deps tools
 # database, Redis database and blob directory, the binary built above.
 load: deps build
 	$(GO) run ./scripts/load -bin $(AVIARY_BIN) $(LOAD_FLAGS)
+
+# The full fault matrix (docs/fault-matrix.md): 100 worker kills, 30 s cuts.
+# The report (markdown tables) is printed and written to FAULTS_REPORT. The
+# short version runs in `make test` (TestFaultMatrix without AVIARY_FAULTS).
+FAULTS_REPORT ?= $(VAR_DIR)/fault-matrix.md
+faults: deps tools
+	@mkdir -p "$(dir $(FAULTS_REPORT))"
+	AVIARY_FAULTS=full AVIARY_FAULTS_REPORT="$(abspath $(FAULTS_REPORT))" \
+		$(GO) test -count=1 -v -timeout 90m -run '^TestFaultMatrix$$' ./internal/e2e/
 
 # FUZZ_EXECS, FUZZ_TIME, FUZZ_RUN and FUZZ_PARALLEL are read by scripts/fuzz
 # (docs/fuzzing.md); FuzzRequests needs PostgreSQL and Redis, as make test does.

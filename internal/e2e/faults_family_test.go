@@ -51,6 +51,9 @@ type matrixEnv struct {
 	// webhookAllow is what the stack's AVIARY_WEBHOOK_ALLOW admits
 	// (receivers listen on 127.0.0.1).
 	webhookAllow string
+	// images is the base URL of an image server on the stack's fetch
+	// allow-list (catalog image checks): /ok.png is a valid 600x600 PNG.
+	images string
 }
 
 // api is the base URL of replica i modulo the replicas (round robin).

@@ -97,6 +97,13 @@ type stackOptions struct {
 	// Sentinel of the test's own, docs/redis.md) instead of a database of
 	// the shared test Redis.
 	redisURL string
+	// dbURL, if set, is the stack's database (already created, e.g. on a
+	// PostgreSQL of the test's own, reached through a proxy) instead of a
+	// new database of the shared test PostgreSQL; it is migrated here.
+	dbURL string
+	// blobEnv, if set, replaces the blob settings driver would give
+	// (e.g. a MinIO of the test's own behind a proxy).
+	blobEnv []string
 }
 
 func newStack(t testing.TB, opts stackOptions) *stack {
@@ -112,7 +119,10 @@ func newStack(t testing.TB, opts stackOptions) *stack {
 // (unused when opts.redisURL is set).
 func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	t.Helper()
-	s := &stack{t: t, dbURL: storagetest.NewDatabaseURL(t), client: http.DefaultClient}
+	s := &stack{t: t, dbURL: opts.dbURL, client: http.DefaultClient}
+	if s.dbURL == "" {
+		s.dbURL = storagetest.NewDatabaseURL(t)
+	}
 	redisURL := fmt.Sprintf("redis://%s/%d", storagetest.RedisAddr(), redisDB)
 	if opts.redisURL != "" {
 		redisURL = opts.redisURL
@@ -143,7 +153,11 @@ func newStackWithRedisDB(t testing.TB, opts stackOptions, redisDB int) *stack {
 	if opts.tls != nil {
 		s.env = append(s.env, "AVIARY_TLS_CERT="+opts.tls.cert, "AVIARY_TLS_KEY="+opts.tls.key)
 	}
-	s.env = append(s.env, blobEnv(t, opts.driver)...)
+	if opts.blobEnv != nil {
+		s.env = append(s.env, opts.blobEnv...)
+	} else {
+		s.env = append(s.env, blobEnv(t, opts.driver)...)
+	}
 	s.env = append(s.env, opts.env...)
 	if opts.dev {
 		s.start("dev", nil) // migrates itself
