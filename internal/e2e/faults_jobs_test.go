@@ -54,6 +54,9 @@ func (e *matrixEnv) send(req *http.Request, authz string) (int, []byte, error) {
 	switch authz {
 	case "bearer":
 		req.Header.Set("Authorization", s.bearer())
+	case "", "none":
+	default: // an Authorization header value of its own ("Bearer ...")
+		req.Header.Set("Authorization", authz)
 	case "user":
 		// Signed against the public base URL, which every replica verifies with.
 		u := *req.URL
@@ -160,6 +163,11 @@ type complianceFamily struct {
 	accepted      []int64 // jobs created and uploaded
 	created       int     // jobs created but never uploaded (abandoned by the client)
 	refused       map[string]int
+	// probeAuthz and longAuthz are the bearer tokens of two apps of their
+	// own for the recovery probe and the matrix's long jobs: one job per
+	// app and type runs at a time, so on the workload's app they would
+	// wait for its jobs (a 409) and measure that rule, not the recovery.
+	probeAuthz, longAuthz string
 }
 
 const complianceIDs = 20
@@ -195,21 +203,20 @@ func (f *complianceFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	}
 	f.upload, f.lines = b.String(), len(ids)
 	f.rep.family = f.name()
+	for name, authz := range map[string]*string{"faults-probe": &f.probeAuthz, "faults-long": &f.longAuthz} {
+		var app map[string]string
+		env.s.runJSON(&app, "admin", "app", "create", "--name", name)
+		*authz = "Bearer " + app["bearer_token"]
+	}
 	return nil
 }
 
-// submit creates one job and uploads f.upload; it returns the job id (0
-// when not accepted), whether the upload was accepted and whether the
-// creation went unanswered.
-func (f *complianceFamily) submit(ctx context.Context, env *matrixEnv, i int) (id int64, uploaded bool, unknown bool) {
-	id, uploaded, unknown, _ = f.submitBody(ctx, env, i, f.upload)
-	return id, uploaded, unknown
-}
-
-// submitBody is submit with an upload of one's own; why says what went
-// wrong ("" when the job was created and uploaded).
-func (f *complianceFamily) submitBody(ctx context.Context, env *matrixEnv, i int, upload string) (id int64, uploaded, unknown bool, why string) {
-	st, raw, err := env.callJSON(ctx, env.api(i), "bearer", http.MethodPost, "/2/compliance/jobs",
+// submitBody creates one job as authz ("bearer": the workload's app) and
+// uploads upload; it returns the job id (0 when not accepted), whether the
+// upload was accepted, whether the creation went unanswered, and why
+// ("" when the job was created and uploaded).
+func (f *complianceFamily) submitBody(ctx context.Context, env *matrixEnv, authz string, i int, upload string) (id int64, uploaded, unknown bool, why string) {
+	st, raw, err := env.callJSON(ctx, env.api(i), authz, http.MethodPost, "/2/compliance/jobs",
 		map[string]any{"type": "tweets", "name": fmt.Sprintf("faults-%d", i)})
 	if err != nil || st != http.StatusOK {
 		if err != nil {
@@ -260,7 +267,7 @@ func (f *complianceFamily) longUpload(lines int) (string, int) {
 func (f *complianceFamily) run(ctx context.Context, env *matrixEnv) {
 	f.refused = map[string]int{}
 	for i := 0; ctx.Err() == nil; i++ {
-		id, uploaded, unknown, why := f.submitBody(ctx, env, i, f.upload)
+		id, uploaded, unknown, why := f.submitBody(ctx, env, "bearer", i, f.upload)
 		f.mu.Lock()
 		if why != "" && !unknown {
 			f.refused[why]++
@@ -320,7 +327,7 @@ func (f *complianceFamily) settle(ctx context.Context, env *matrixEnv) familyRep
 // probe); it returns once the job is complete, or false at ctx's end.
 func (f *complianceFamily) probe(ctx context.Context, env *matrixEnv) bool {
 	return retry(ctx, time.Hour, func(i int) bool {
-		id, uploaded, _ := f.submit(ctx, env, 1000000+i)
+		id, uploaded, _, _ := f.submitBody(ctx, env, f.probeAuthz, 1000000+i, f.upload)
 		if id == 0 || !uploaded {
 			return false
 		}

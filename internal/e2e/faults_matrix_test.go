@@ -350,7 +350,7 @@ func (m *matrix) longJobs(stop chan struct{}) string {
 				done, m.cfg.longLines, attempts, strings.Join(problems, ""))
 		default:
 		}
-		id, uploaded, _, _ := m.probe.submitBody(ctx, m.env, 3000000+done, upload)
+		id, uploaded, _, _ := m.probe.submitBody(ctx, m.env, m.probe.longAuthz, 3000000+done, upload)
 		if !uploaded {
 			continue
 		}
@@ -550,7 +550,7 @@ func (m *matrix) redisStorm(r *faultRow) {
 		go func() {
 			defer wg.Done()
 			for k := range m.cfg.storm / 5 {
-				id, uploaded, unk, why := m.probe.submitBody(ctx, m.env, 2000000+g*1000+k, m.probe.upload)
+				id, uploaded, unk, why := m.probe.submitBody(ctx, m.env, "bearer", 2000000+g*1000+k, m.probe.upload)
 				mu.Lock()
 				if why != "" {
 					reasons[why]++

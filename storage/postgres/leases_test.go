@@ -15,9 +15,9 @@ func TestTaskLeases(t *testing.T) {
 	t.Parallel()
 	db, _ := storagetest.NewDB(t)
 	ctx := t.Context()
-	// The ttl leaves each check a margin of a quarter of it (0.5 s) against a
-	// loaded machine's scheduling delays.
-	const id, ttl = "media-1", 2 * time.Second
+	// The ttl leaves each check a margin of a quarter of it (1.5 s) against a
+	// loaded machine's scheduling delays (0.5 s was not enough at load 15).
+	const id, ttl = "media-1", 6 * time.Second
 	check := func(what string, got bool, err error, want bool) {
 		t.Helper()
 		if err != nil || got != want {
