@@ -1012,10 +1012,10 @@ func TestEventFamiliesUnderKills(t *testing.T) {
 // startReplicaAt starts an API replica on port (no sandbox listener) and
 // waits until it is ready: a replica started again after a kill keeps its
 // address, as it does behind a load balancer.
-func (s *stack) startReplicaAt(port string) *exec.Cmd {
+func (s *stack) startReplicaAt(port string, extraEnv ...string) *exec.Cmd {
 	s.t.Helper()
 	base := "http://127.0.0.1:" + port
-	cmd := s.start("api", []string{"AVIARY_HTTP_ADDR=127.0.0.1:" + port, "AVIARY_SANDBOX_ADDR=off"})
+	cmd := s.start("api", append([]string{"AVIARY_HTTP_ADDR=127.0.0.1:" + port, "AVIARY_SANDBOX_ADDR=off"}, extraEnv...))
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		resp, err := http.Get(base + "/readyz")

@@ -414,17 +414,7 @@ func (m *matrix) inFlightKill(authz, method, path string, body []byte, contentTy
 	_ = m.apiB.Wait()
 	err = <-done
 	port := strings.TrimPrefix(m.env.apis[1], "http://127.0.0.1:")
-	m.apiB = m.s.start("api", []string{"AVIARY_HTTP_ADDR=127.0.0.1:" + port, "AVIARY_SANDBOX_ADDR=off"})
-	deadline := time.Now().Add(60 * time.Second)
-	for time.Now().Before(deadline) {
-		if resp, err := http.Get(m.env.apis[1] + "/readyz"); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				break
-			}
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	m.apiB = m.s.startReplicaAt(port)
 	return err
 }
 

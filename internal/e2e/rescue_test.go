@@ -1,17 +1,12 @@
 package e2e
 
 import (
-	"context"
-	"errors"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/aviary-dev/aviary/storage"
 )
@@ -105,33 +100,5 @@ func TestKilledWorkerRescuedWithin30s(t *testing.T) {
 // host:pid:random) and when it was first seen.
 func (s *stack) waitLeaseHolder(taskID string, not int, timeout time.Duration) (int, time.Time) {
 	s.t.Helper()
-	ctx := context.Background()
-	conn, err := pgx.Connect(ctx, s.dbURL)
-	if err != nil {
-		s.t.Fatalf("connect: %v", err)
-	}
-	defer conn.Close(ctx)
-	for deadline := time.Now().Add(timeout); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		var holder string
-		err := conn.QueryRow(ctx, `SELECT holder FROM task_leases WHERE task_id = $1 AND expires_at > clock_timestamp()`, taskID).Scan(&holder)
-		if errors.Is(err, pgx.ErrNoRows) {
-			continue
-		}
-		if err != nil {
-			s.t.Fatalf("read the lease of %s: %v", taskID, err)
-		}
-		parts := strings.Split(holder, ":")
-		if len(parts) < 3 {
-			s.t.Fatalf("lease holder %q names no process", holder)
-		}
-		pid, err := strconv.Atoi(parts[len(parts)-2])
-		if err != nil {
-			s.t.Fatalf("lease holder %q names no process: %v", holder, err)
-		}
-		if pid != not {
-			return pid, time.Now()
-		}
-	}
-	s.t.Fatalf("no worker but %d held %s within %v", not, taskID, timeout)
-	return 0, time.Time{}
+	return s.waitHolder(`SELECT holder FROM task_leases WHERE task_id = $1 AND expires_at > clock_timestamp()`, taskID, ":", not, timeout)
 }

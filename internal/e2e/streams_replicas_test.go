@@ -24,22 +24,7 @@ import (
 func (s *stack) startReplica(extraEnv ...string) (base string, cmd *exec.Cmd) {
 	s.t.Helper()
 	port := strconv.Itoa(freePort(s.t))
-	base = "http://127.0.0.1:" + port
-	cmd = s.start("api", append([]string{"AVIARY_HTTP_ADDR=127.0.0.1:" + port, "AVIARY_SANDBOX_ADDR=off"}, extraEnv...))
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return base, cmd
-			}
-		}
-		if time.Now().After(deadline) {
-			s.t.Fatalf("replica %s not ready after 30 s", base)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	return "http://127.0.0.1:" + port, s.startReplicaAt(port, extraEnv...)
 }
 
 // kill ends a process with SIGKILL, as a crash or an OOM kill does.
