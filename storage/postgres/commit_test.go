@@ -88,3 +88,36 @@ func TestCommitOutlivingItsBound(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkWriteTransaction measures what the commit-outcome check costs a
+// write transaction of the API tier (a bounded pool): its one extra round
+// trip for the transaction id, against pgx.BeginFunc on the same pool.
+func BenchmarkWriteTransaction(b *testing.B) {
+	ctx := context.Background()
+	dbURL := storagetest.NewDatabaseURL(b)
+	bare := storagetest.BarePool(b, dbURL)
+	if _, err := bare.Exec(ctx, `CREATE TABLE commit_bench (id bigserial PRIMARY KEY, v int)`); err != nil {
+		b.Fatal(err)
+	}
+	db, err := postgres.OpenWith(ctx, dbURL, postgres.Options{CallTimeout: 500 * time.Millisecond})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(db.Close)
+	insert := func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `INSERT INTO commit_bench (v) VALUES (1)`)
+		return err
+	}
+	for _, run := range []struct {
+		name  string
+		begin func(context.Context, func(pgx.Tx) error) error
+	}{{"pgx.BeginFunc", db.PlainBeginFunc}, {"with-commit-check", db.BeginFunc}} {
+		b.Run(run.name, func(b *testing.B) {
+			for b.Loop() {
+				if err := run.begin(ctx, insert); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
