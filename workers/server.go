@@ -40,6 +40,14 @@ type ServerConfig struct {
 // percent of a Redis core). AVIARY_TASK_CHECK_INTERVAL sets it.
 const DefaultTaskCheckInterval = 20 * time.Millisecond
 
+// DelayedTaskCheckInterval is how often a worker moves due retries and
+// scheduled tasks back to their queue. A deferred run (a media image that
+// found every image slot taken) is retried after 1-2 s and a task whose
+// worker died after 1 s; asynq's default, 5 s, made those 5 s rounds (the
+// load test's scaling phase saw a burst of images drain in steps of 5 s).
+// The price is one forwarding script per queue a second per worker process.
+const DelayedTaskCheckInterval = time.Second
+
 // NewServer builds the asynq server. Retries back off exponentially from
 // 2 s to 10 min with jitter; a task whose worker died (lease expired) is
 // retried after 1 s.
@@ -48,14 +56,15 @@ func NewServer(redis asynq.RedisConnOpt, cfg ServerConfig) *asynq.Server {
 		cfg.TaskCheckInterval = DefaultTaskCheckInterval
 	}
 	return asynq.NewServer(redis, asynq.Config{
-		TaskCheckInterval: cfg.TaskCheckInterval,
-		Queues:            cfg.Queues,
-		Concurrency:       cfg.Concurrency,
-		ShutdownTimeout:   cfg.ShutdownTimeout,
-		RetryDelayFunc:    RetryDelay,
-		IsFailure:         isFailure,
-		Logger:            slogAdapter{cfg.Logger},
-		LogLevel:          asynq.InfoLevel,
+		TaskCheckInterval:        cfg.TaskCheckInterval,
+		DelayedTaskCheckInterval: DelayedTaskCheckInterval,
+		Queues:                   cfg.Queues,
+		Concurrency:              cfg.Concurrency,
+		ShutdownTimeout:          cfg.ShutdownTimeout,
+		RetryDelayFunc:           RetryDelay,
+		IsFailure:                isFailure,
+		Logger:                   slogAdapter{cfg.Logger},
+		LogLevel:                 asynq.InfoLevel,
 	})
 }
 
