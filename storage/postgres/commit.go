@@ -64,29 +64,36 @@ func commitOutcomeUnknown(err error) bool {
 	return !errors.As(err, &pgErr)
 }
 
-// commitCheckBounds is how long committed waits for an outcome, in call
-// bounds: a COMMIT still "in progress" that long after its answer was lost
-// is reported as unavailable (the server is hung, or too slow to tell).
-const commitCheckBounds = 4
+// commitCheckWait is how long committed waits for an outcome: four call
+// bounds, and at least commitCheckMinWait. A COMMIT still "in progress"
+// that long after its answer was lost is reported as unavailable (the
+// server is hung, or too slow to tell); a caller pays this only when a
+// COMMIT's answer is lost.
+func (db *DB) commitCheckWait() time.Duration { return max(4*db.bound, commitCheckMinWait) }
 
-// committed asks, on another connection and for at most commitCheckBounds
-// call bounds past the caller's cancellation, whether transaction xid
-// committed. False when it aborted or the answer could not be had.
+// commitCheckMinWait: a loaded server took longer than the 2 s of four
+// default bounds to finish a COMMIT the fault matrix's workload sent.
+const commitCheckMinWait = 5 * time.Second
+
+// committed asks, on another connection and for at most commitCheckWait
+// past the caller's cancellation, whether transaction xid committed; a
+// failed ask (no connection free, the database away) is tried again until
+// then. False when it aborted or the answer could not be had.
 func (db *DB) committed(ctx context.Context, xid string) bool {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitCheckBounds*db.bound)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), db.commitCheckWait())
 	defer cancel()
 	for {
 		var status *string
 		err := db.pool.QueryRow(ctx, `SELECT pg_xact_status($1::xid8)`, xid).Scan(&status)
 		switch {
-		case err != nil || status == nil:
-			return false
-		case *status == "committed":
+		case err == nil && status == nil:
+			return false // too old or unknown to the server
+		case err == nil && *status == "committed":
 			return true
-		case *status == "aborted":
+		case err == nil && *status == "aborted":
 			return false
 		}
-		select { // "in progress"
+		select { // "in progress", or the ask failed
 		case <-ctx.Done():
 			return false
 		case <-time.After(commitCheckPoll):
