@@ -308,6 +308,7 @@ func (h *Hub) route(m events.Match) {
 // the stream again from its start (Seq skips what the catch-up delivered).
 func (h *Hub) readLoop(ctx context.Context) {
 	after, failing, backoff := "", false, 100*time.Millisecond
+	epoch := ""
 	for ctx.Err() == nil {
 		var ds []bus.Delivery
 		var err error
@@ -315,6 +316,9 @@ func (h *Hub) readLoop(ctx context.Context) {
 			after, err = h.Bus.LastMatchID(ctx)
 		} else {
 			ds, err = h.Bus.ReadMatches(ctx, after, h.Block, readCount)
+		}
+		if err == nil {
+			err = h.checkEpoch(ctx, &epoch, &failing)
 		}
 		if err == nil && failing {
 			err = h.catchUp(ctx)
@@ -344,6 +348,23 @@ func (h *Hub) readLoop(ctx context.Context) {
 			h.route(d.Match)
 		}
 	}
+}
+
+// checkEpoch reads the bus's epoch; a change since the last read means
+// Redis lost its data (restarted empty) and with it, maybe, matches this
+// hub had not read, though no call failed: it sets failing, so the loop
+// catches up from the log. The first read only records the epoch.
+func (h *Hub) checkEpoch(ctx context.Context, epoch *string, failing *bool) error {
+	e, err := h.Bus.Epoch(ctx)
+	if err != nil {
+		return err
+	}
+	if *epoch != "" && e != *epoch && !*failing {
+		h.Logger.Warn("stream hub: Redis lost its data (the bus epoch changed); catching up from the event log")
+		*failing = true
+	}
+	*epoch = e
+	return nil
 }
 
 // catchUp routes the posts of the events after lastSeq that match the

@@ -108,3 +108,27 @@ func TestBackfill(t *testing.T) {
 func itoa(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
+
+// TestCatchUpAfterRedisLostItsData: Redis restarted empty between two
+// reads of the hub, so quickly that no call of the hub failed (go-redis
+// retries on a new connection), taking with it the match of a post the hub
+// had not read yet. The bus's epoch changed with the data, so the hub
+// catches up from the log and the post still arrives.
+func TestCatchUpAfterRedisLostItsData(t *testing.T) {
+	b := setupStreams(t, options{})
+	b.rule(t, b.App.ID, "otters", "wet")
+	s := open(t, b.Srv.URL, streamPath, b.Bearer)
+	time.Sleep(300 * time.Millisecond) // the hub has read the epoch
+	_, n := b.post(t, "Otters float")  // its match was published to the Redis that was lost
+	ctx := context.Background()
+	if err := b.RC.Del(ctx, b.Bus.MatchesKey(), b.Bus.EpochKey()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	line, ok := s.next(t, 10*time.Second)
+	if !ok {
+		t.Fatal("the post whose match Redis lost never came")
+	}
+	if got := apitest.Obj(decode(t, line), "data", "id"); got != itoa(n) {
+		t.Fatalf("caught up %s, want post %d", line, n)
+	}
+}

@@ -10,6 +10,7 @@ package bus
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +60,24 @@ func (b *Bus) MatchesKey() string { return b.prefix + "stream:matches" }
 // the database number ("aviary:stream:control:0"): deployments (or test
 // runs) sharing a server on other databases never hear each other.
 func (b *Bus) ControlChannel() string { return b.prefix + "stream:control:" + strconv.Itoa(b.db) }
+
+// EpochKey names the bus's epoch: a random value set by the first reader
+// that asks for it. A Redis restarted empty (or flushed) has none, so the
+// next reader sets another: a reader that sees the epoch change knows the
+// entries it had not yet read may be gone with the old data, even when no
+// call of its failed (go-redis retries a command on a new connection).
+func (b *Bus) EpochKey() string { return b.prefix + "stream:epoch" }
+
+// Epoch returns the bus's epoch, setting a new one when there is none.
+func (b *Bus) Epoch(ctx context.Context) (string, error) {
+	pipe := b.rdb.Pipeline()
+	pipe.SetNX(ctx, b.EpochKey(), rand.Text(), 0)
+	get := pipe.Get(ctx, b.EpochKey())
+	if _, err := pipe.Exec(ctx); err != nil {
+		return "", fmt.Errorf("read the bus epoch: %w", err)
+	}
+	return get.Val(), nil
+}
 
 // PublishMatches appends ms, in order, to the matches stream.
 func (b *Bus) PublishMatches(ctx context.Context, ms []events.Match) error {
