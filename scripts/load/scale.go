@@ -314,15 +314,22 @@ func (sc *scaler) complianceBacklog(ctx context.Context) (backlog, error) {
 		}
 		ids = append(ids, id)
 	}
+	return sc.recordBacklog(ids, "compliance_jobs", "status = 'complete'", "completed_at"), nil
+}
+
+// recordBacklog is a backlog of the records ids of table: an item is done
+// when done (an SQL condition) holds, and the span runs over the done
+// records' at column.
+func (sc *scaler) recordBacklog(ids []string, table, done, at string) backlog {
+	where := fmt.Sprintf("FROM %s WHERE %s AND id::text = ANY($1)", table, done)
 	return backlog{items: len(ids),
 		progress: func(ctx context.Context) (n, _ int, err error) {
-			err = sc.pool.QueryRow(ctx, `SELECT count(*) FROM compliance_jobs WHERE status = 'complete' AND id::text = ANY($1)`, ids).Scan(&n)
+			err = sc.pool.QueryRow(ctx, "SELECT count(*) "+where, ids).Scan(&n)
 			return n, 0, err
 		},
 		span: func(ctx context.Context) (time.Duration, error) {
-			return sc.spanOf(ctx, `SELECT EXTRACT(EPOCH FROM max(completed_at) - min(completed_at))
-				FROM compliance_jobs WHERE status = 'complete' AND id::text = ANY($1)`, ids)
-		}}, nil
+			return sc.spanOf(ctx, fmt.Sprintf("SELECT EXTRACT(EPOCH FROM max(%s) - min(%s)) ", at, at)+where, ids)
+		}}
 }
 
 // mediaBacklog: images uploaded and finalized (the API set not to wait
@@ -346,15 +353,7 @@ func (sc *scaler) mediaBacklog(ctx context.Context) (backlog, error) {
 			return backlog{}, err
 		}
 	}
-	return backlog{items: len(ids),
-		progress: func(ctx context.Context) (n, _ int, err error) {
-			err = sc.pool.QueryRow(ctx, `SELECT count(*) FROM media WHERE state = 'succeeded' AND id::text = ANY($1)`, ids).Scan(&n)
-			return n, 0, err
-		},
-		span: func(ctx context.Context) (time.Duration, error) {
-			return sc.spanOf(ctx, `SELECT EXTRACT(EPOCH FROM max(processed_at) - min(processed_at))
-				FROM media WHERE state = 'succeeded' AND id::text = ANY($1)`, ids)
-		}}, nil
+	return sc.recordBacklog(ids, "media", "state = 'succeeded'", "processed_at"), nil
 }
 
 func (sc *scaler) imageSide() int {
