@@ -255,6 +255,11 @@ func (h *holdingReceiver) serve(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done() // held until the deliverer dies
 		return
 	}
+	// Later POSTs take a little while, as real receivers do: the
+	// rescuer's drain holds the lease long enough for the test to see
+	// who holds it (a drain of instant answers released it between two
+	// looks, and the test saw no holder at all).
+	time.Sleep(100 * time.Millisecond)
 	h.mu.Lock()
 	h.accepted = append(h.accepted, id)
 	h.mu.Unlock()
