@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/events"
+	"github.com/aviary-dev/aviary/events/bus"
 )
 
 const activityPath = "/2/activity/stream"
@@ -95,4 +98,48 @@ func TestActivityStreamRouting(t *testing.T) {
 	if line, ok := since.next(t, 3*time.Second); !ok || apitest.Obj(decode(t, line), "data", "event_uuid") != "5" {
 		t.Fatalf("backfill from a start_time 4 minutes ago: %q, want event 5 first", line)
 	}
+}
+
+// TestActivityStreamAfterRedisLostItsData: an activity published while the
+// hub could not read Redis, then lost with Redis's data, still reaches the
+// activity stream: the publisher (the activity sink's) puts its recent
+// entries back before the next one, and the hub routes those it never
+// read, skipping the one it had (no repeat). With the bus's plain append
+// the lost activity would never come.
+func TestActivityStreamAfterRedisLostItsData(t *testing.T) {
+	b := setupStreams(t, options{})
+	act := open(t, b.Srv.URL, activityPath, b.Bearer)
+	ctx := context.Background()
+	pub := &bus.ActivityPublisher{Bus: b.Bus, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	publish := func(seq int64) {
+		t.Helper()
+		body := json.RawMessage(fmt.Sprintf(`{"data":{"event_uuid":"%d"}}`, seq))
+		if err := pub.PublishActivity(ctx, []events.Activity{{Seq: seq, AppID: b.App.ID, SubscriptionID: 1, Body: body}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(seqs ...string) {
+		t.Helper()
+		for _, want := range seqs {
+			line, ok := act.next(t, 10*time.Second)
+			if !ok || apitest.Obj(decode(t, line), "data", "event_uuid") != want {
+				t.Fatalf("activity stream: %q, want event %s", line, want)
+			}
+		}
+		if line, ok := act.next(t, 500*time.Millisecond); ok {
+			t.Fatalf("activity stream: an extra line %q", line)
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // the hub's activity read is under way
+	publish(1)
+	expect("1")
+	b.Proxy.SetDown(true)
+	time.Sleep(300 * time.Millisecond) // the hub's read fails
+	publish(2)                         // published, never read
+	if err := b.RC.Del(ctx, b.Bus.ActivityKey()).Err(); err != nil {
+		t.Fatal(err) // Redis restarted empty
+	}
+	publish(3)
+	b.Proxy.SetDown(false)
+	expect("2", "3")
 }

@@ -24,8 +24,8 @@ func startActivityDispatchers(ctx context.Context, cfg *config, wg *sync.WaitGro
 	posts := &render.Hydrator{Store: b.db, MediaURLs: render.NewMediaURLs(cfg.PublicURL)}
 	sinks := []*activity.Sink{
 		{Mode: activity.Webhooks, Store: b.db, Posts: posts, Logger: log.With("component", activity.WebhooksCursor)},
-		{Mode: activity.Stream, Store: b.db, Posts: posts, Bus: bus.New(b.redis, eventBusPrefix),
-			Logger: log.With("component", activity.StreamCursor)},
+		{Mode: activity.Stream, Store: b.db, Posts: posts, Logger: log.With("component", activity.StreamCursor),
+			Bus: &bus.ActivityPublisher{Bus: bus.New(b.redis, eventBusPrefix), Logger: log.With("component", activity.StreamCursor)}},
 	}
 	for _, sink := range sinks {
 		d := &dispatch.Dispatcher{Log: b.db, Cursors: b.db, Listen: b.db, Sinks: []dispatch.Sink{sink}, Logger: log,

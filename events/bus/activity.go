@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,23 +17,82 @@ import (
 // (docs/activity.md): the activity sink appends, every API replica reads.
 func (b *Bus) ActivityKey() string { return b.prefix + "stream:activity" }
 
-// PublishActivity appends as, in order, to the activity stream.
+// PublishActivity appends as, in order, to the activity stream (the
+// activity sink publishes through an ActivityPublisher, which also puts
+// back what a Redis that lost its data took with it).
 func (b *Bus) PublishActivity(ctx context.Context, as []events.Activity) error {
-	if len(as) == 0 {
-		return nil
+	bodies, err := encodeActivities(as)
+	if err != nil {
+		return err
 	}
-	pipe := b.rdb.Pipeline()
-	for _, a := range as {
-		body, err := json.Marshal(a)
+	_, _, err = b.addActivities(ctx, "", bodies)
+	return err
+}
+
+// encodeActivities encodes each of as as a stream entry's body.
+func encodeActivities(as []events.Activity) ([]string, error) {
+	bodies := make([]string, len(as))
+	for i, a := range as {
+		b, err := json.Marshal(a)
 		if err != nil {
-			return fmt.Errorf("encode activity of event %d: %w", a.Seq, err)
+			return nil, fmt.Errorf("encode activity of event %d: %w", a.Seq, err)
 		}
-		pipe.XAdd(ctx, &redis.XAddArgs{Stream: b.ActivityKey(), MaxLen: b.maxLen, Approx: true, Values: []any{"a", body}})
+		bodies[i] = string(b)
 	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		return fmt.Errorf("publish %d activity events: %w", len(as), err)
+	return bodies, nil
+}
+
+// publishActivityScript appends ARGV[3..] to the stream KEYS[1] (MAXLEN ~
+// ARGV[2]) when its newest entry is ARGV[1] (no check when ARGV[1] is
+// empty) and returns the id of the last entry added; it returns nil, and
+// adds nothing, when the newest entry is another or the stream is gone.
+// One key, so it runs on Redis Cluster too.
+var publishActivityScript = redis.NewScript(`
+if ARGV[1] ~= '' then
+  local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
+  if #newest == 0 or newest[1][1] ~= ARGV[1] then
+    return false
+  end
+end
+local id = ''
+for i = 3, #ARGV do
+  id = redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'a', ARGV[i])
+end
+return id
+`)
+
+// activityPublishChunk is how many entries one script call adds.
+const activityPublishChunk = 500
+
+// addActivities appends bodies to the activity stream in chunks. When
+// expect is not "", the first chunk goes in only when the stream's newest
+// entry is expect and each later one only when it is the previous chunk's
+// last; lost when a check failed (that chunk added nothing, the earlier
+// ones' entries are gone). With expect "" nothing is checked. It returns
+// the id of the last entry added ("" when none was).
+func (b *Bus) addActivities(ctx context.Context, expect string, bodies []string) (newest string, lost bool, err error) {
+	key := []string{b.ActivityKey()}
+	maxLen := strconv.FormatInt(b.maxLen, 10)
+	for start := 0; start < len(bodies); start += activityPublishChunk {
+		chunk := bodies[start:min(start+activityPublishChunk, len(bodies))]
+		args := make([]any, 0, len(chunk)+2)
+		args = append(args, expect, maxLen)
+		for _, body := range chunk {
+			args = append(args, body)
+		}
+		id, err := publishActivityScript.Run(ctx, b.rdb, key, args...).Text()
+		if errors.Is(err, redis.Nil) {
+			return newest, true, nil
+		}
+		if err != nil {
+			return newest, false, fmt.Errorf("publish %d activity events: %w", len(chunk), err)
+		}
+		newest = id
+		if expect != "" {
+			expect = id
+		}
 	}
-	return nil
+	return newest, false, nil
 }
 
 // ActivityDelivery is one activity read from the stream with its Redis

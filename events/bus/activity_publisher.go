@@ -1,0 +1,134 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/aviary-dev/aviary/events"
+)
+
+// Defaults of an ActivityPublisher: what it keeps to put back after Redis
+// lost its data.
+const (
+	DefaultActivityKeep    = 2 * time.Minute
+	DefaultActivityKeepMax = 10_000
+)
+
+// ActivityPublisher appends the activity sink's envelopes to the activity
+// stream and puts back what a Redis that lost its data took with it. The
+// API replicas' hubs cannot catch activity up from the event log, as they
+// do the filtered stream (deriving activity lives in the workers), so the
+// one publisher (the "activity-stream" cursor's holder) checks, in the
+// same script as each append, that the stream's newest entry is the one
+// it added last. When it is not (Redis restarted empty, or from an older
+// snapshot), the entries it added in the last Keep (at most KeepMax) go
+// in again before the new ones: a hub skips those it routed already by
+// (seq, subscription) and routes those it never read. What was added
+// before this publisher's process started (another holder's) is not kept.
+// Its methods are safe for concurrent use.
+type ActivityPublisher struct {
+	Bus     *Bus
+	Keep    time.Duration // (DefaultActivityKeep)
+	KeepMax int           // (DefaultActivityKeepMax)
+	Logger  *slog.Logger
+	Clock   func() time.Time
+
+	mu     sync.Mutex
+	newest string // id of the last entry added; "" before the first
+	recent []keptActivity
+}
+
+type keptActivity struct {
+	at   time.Time
+	body string
+}
+
+// PublishActivity appends as, in order, to the activity stream, after
+// putting back the kept entries Redis lost.
+func (p *ActivityPublisher) PublishActivity(ctx context.Context, as []events.Activity) error {
+	if len(as) == 0 {
+		return nil
+	}
+	bodies, err := encodeActivities(as)
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	lost, err := p.add(ctx, p.newest, bodies)
+	if err != nil {
+		return err
+	}
+	if lost {
+		p.logger().WarnContext(ctx, "activity stream: Redis lost entries since the last publish; adding the recent ones again",
+			"again", len(p.recent), "keep", p.keep())
+		again := make([]string, 0, len(p.recent)+len(bodies))
+		for _, k := range p.recent {
+			again = append(again, k.body)
+		}
+		if lost, err = p.add(ctx, "", append(again, bodies...)); err != nil {
+			return err
+		}
+		if lost {
+			return errors.New("publish activity: Redis lost entries again while they were added again")
+		}
+	}
+	p.remember(bodies)
+	return nil
+}
+
+// add appends bodies (see Bus.addActivities) and records the newest id.
+func (p *ActivityPublisher) add(ctx context.Context, expect string, bodies []string) (lost bool, err error) {
+	newest, lost, err := p.Bus.addActivities(ctx, expect, bodies)
+	if newest != "" {
+		p.newest = newest
+	}
+	return lost, err
+}
+
+// remember keeps bodies, just added, and drops what is older than Keep or
+// beyond KeepMax.
+func (p *ActivityPublisher) remember(bodies []string) {
+	now := p.now()
+	for _, b := range bodies {
+		p.recent = append(p.recent, keptActivity{at: now, body: b})
+	}
+	drop := max(0, len(p.recent)-p.keepMax())
+	for drop < len(p.recent) && now.Sub(p.recent[drop].at) > p.keep() {
+		drop++
+	}
+	if drop > 0 {
+		p.recent = append(p.recent[:0], p.recent[drop:]...)
+	}
+}
+
+func (p *ActivityPublisher) keep() time.Duration {
+	if p.Keep > 0 {
+		return p.Keep
+	}
+	return DefaultActivityKeep
+}
+
+func (p *ActivityPublisher) keepMax() int {
+	if p.KeepMax > 0 {
+		return p.KeepMax
+	}
+	return DefaultActivityKeepMax
+}
+
+func (p *ActivityPublisher) now() time.Time {
+	if p.Clock != nil {
+		return p.Clock()
+	}
+	return time.Now()
+}
+
+func (p *ActivityPublisher) logger() *slog.Logger {
+	if p.Logger != nil {
+		return p.Logger
+	}
+	return slog.Default()
+}
