@@ -39,7 +39,12 @@ import (
 //     x-aviary-event-id);
 //   - streams: a filtered stream client that reconnects, to the other
 //     replica, with backfill_minutes covering its gap, sees every accepted
-//     matching post at least once (copies from backfill are a note).
+//     matching post at least once (copies from backfill are a note);
+//   - activity: the same over the activity stream (GET
+//     /2/activity/stream), whose post.create events of the demo user come
+//     from the workers' activity-stream sink instead of the hubs' rules
+//     (so a Redis that lost its data is covered by the sink's publisher,
+//     not by a catch-up from the log).
 //
 // Each family posts through the API replicas in turn with its own word in
 // every text, so the families' posts never match each other's rules; the
@@ -47,13 +52,14 @@ import (
 // the stream family's posts, which its checks ignore.
 
 // eventFamilies are the matrix's event families: the event dispatcher,
-// webhook delivery, streams.
+// webhook delivery, the filtered stream, the activity stream.
 func eventFamilies() []family {
 	tag := evRunTag()
 	return []family{
 		&dispatcherFamily{work: evWork{word: "evdisp" + tag, every: 150 * time.Millisecond}},
 		&webhooksFamily{work: evWork{word: "evhook" + tag, every: 150 * time.Millisecond}},
 		&streamsFamily{work: evWork{word: "evstrm" + tag, every: 150 * time.Millisecond}},
+		&streamsFamily{activity: true, work: evWork{word: "evact" + tag, every: 150 * time.Millisecond}},
 	}
 }
 
@@ -691,11 +697,13 @@ func (f *webhooksFamily) settle(ctx context.Context, env *matrixEnv) familyRepor
 // ---------------------------------------------------------------------------
 // streams
 
-// streamsFamily holds a filtered stream that reconnects, to the next
-// replica, with backfill covering the time it was away.
+// streamsFamily holds a filtered stream (or, with activity, the activity
+// stream) that reconnects, to the next replica, with backfill covering the
+// time it was away.
 type streamsFamily struct {
-	work evWork
-	pool *pgxpool.Pool
+	activity bool
+	work     evWork
+	pool     *pgxpool.Pool
 
 	mu       sync.Mutex
 	arrived  map[string][]time.Time // post id -> arrival times, over every connection
@@ -708,7 +716,45 @@ type streamsFamily struct {
 	done     chan struct{}
 }
 
-func (f *streamsFamily) name() string { return "streams" }
+func (f *streamsFamily) name() string {
+	if f.activity {
+		return "activity"
+	}
+	return "streams"
+}
+
+// path is the stream the family holds.
+func (f *streamsFamily) path() string {
+	if f.activity {
+		return "/2/activity/stream"
+	}
+	return "/2/tweets/search/stream"
+}
+
+// postID is the post a stream line carries: a filtered stream's post, an
+// activity stream's post.create payload ("" for anything else).
+func (f *streamsFamily) postID(m streamMsg) string {
+	if !f.activity {
+		return m.id()
+	}
+	if m.Data["event_type"] != "post.create" {
+		return ""
+	}
+	payload, _ := m.Data["payload"].(map[string]any)
+	id, _ := payload["id"].(string)
+	return id
+}
+
+// subscribe adds the app's activity subscription to the demo user's
+// post.create events (stream only: no webhook).
+func subscribe(ctx context.Context, env *matrixEnv) error {
+	body := map[string]any{"event_type": "post.create", "filter": map[string]any{"user_id": env.s.creds.UserID}}
+	status, raw, _, err := evRetry(ctx, env, http.MethodPost, "/2/activity/subscriptions", body)
+	if err != nil || (status != http.StatusCreated && status != http.StatusOK) {
+		return fmt.Errorf("subscribe to post.create: %d %s %v", status, raw, err)
+	}
+	return nil
+}
 
 // streamKeepAlive is the stack's AVIARY_STREAM_KEEPALIVE (default 20 s).
 func streamKeepAlive(env *matrixEnv) time.Duration {
@@ -731,13 +777,18 @@ func (f *streamsFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	f.pool = pool
 	env.s.t.Cleanup(pool.Close)
 	f.arrived, f.refusals = map[string][]time.Time{}, map[int]int{}
-	if err := addRule(ctx, env, f.work.word, "stream family"); err != nil {
+	if f.activity {
+		err = subscribe(ctx, env)
+	} else {
+		err = addRule(ctx, env, f.work.word, "stream family")
+	}
+	if err != nil {
 		return err
 	}
 	// The first connection, on the last replica, before any post.
-	first, status, err := dialStream(env, env.api(len(env.apis)-1), 0)
+	first, status, err := dialStream(env, env.api(len(env.apis)-1), f.path(), 0)
 	if err != nil || status != http.StatusOK {
-		return fmt.Errorf("open the filtered stream at %s: %d %v", env.api(len(env.apis)-1), status, err)
+		return fmt.Errorf("open %s at %s: %d %v", f.path(), env.api(len(env.apis)-1), status, err)
 	}
 	f.conns++
 	sctx, cancel := context.WithCancel(context.Background())
@@ -746,12 +797,12 @@ func (f *streamsFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	return nil
 }
 
-// dialStream opens GET /2/tweets/search/stream at base (backfill minutes
-// when > 0) without a test: errors are returned. A refused connection's
-// status is returned with a nil conn.
-func dialStream(env *matrixEnv, base string, backfill int) (*streamConn, int, error) {
+// dialStream opens GET path (a stream) at base (backfill minutes when >
+// 0) without a test: errors are returned. A refused connection's status
+// is returned with a nil conn.
+func dialStream(env *matrixEnv, base, path string, backfill int) (*streamConn, int, error) {
 	ctx, cancel := context.WithCancel(context.Background())
-	u := base + "/2/tweets/search/stream"
+	u := base + path
 	if backfill > 0 {
 		u += "?" + url.Values{"backfill_minutes": {strconv.Itoa(backfill)}}.Encode()
 	}
@@ -804,7 +855,7 @@ func (f *streamsFamily) hold(ctx context.Context, env *matrixEnv, conn *streamCo
 					break
 				}
 				alive = time.Now()
-				if id := m.id(); id != "" {
+				if id := f.postID(m); id != "" {
 					f.mu.Lock()
 					f.arrived[id] = append(f.arrived[id], m.At)
 					f.mu.Unlock()
@@ -827,7 +878,7 @@ func (f *streamsFamily) hold(ctx context.Context, env *matrixEnv, conn *streamCo
 		for {
 			turn++
 			minutes := min(5, int(time.Since(lost)/time.Minute)+1)
-			c, status, err := dialStream(env, env.api(turn), minutes)
+			c, status, err := dialStream(env, env.api(turn), f.path(), minutes)
 			if c != nil {
 				f.mu.Lock()
 				f.conns++
@@ -937,7 +988,7 @@ func roundAll(ds []time.Duration) []time.Duration {
 // ---------------------------------------------------------------------------
 // The families' own proof, until the matrix runs them.
 
-// TestEventFamiliesUnderKills runs the three event families against two API
+// TestEventFamiliesUnderKills runs the four event families against two API
 // replicas and two workers while, in about 40 s, each worker is SIGKILLed
 // in turn (and replaced) and the API replica holding the stream is
 // SIGKILLed and started again on its address; then it lets them settle
