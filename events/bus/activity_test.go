@@ -76,7 +76,7 @@ func TestActivityPublisherPutsBackWhatRedisLost(t *testing.T) {
 		}
 		return as
 	}
-	stream := func(t *testing.T, b *bus.Bus) []int64 {
+	stream := func(t *testing.T, b *bus.Bus) []int64 { // the whole stream's seqs
 		t.Helper()
 		got, err := b.ReadActivity(ctx, bus.StartID, 0, 100_000)
 		if err != nil {
@@ -143,6 +143,25 @@ func TestActivityPublisherPutsBackWhatRedisLost(t *testing.T) {
 			}
 		})
 	}
+	t.Run("on Redis Cluster", func(t *testing.T) { // the script's one key
+		rc := storagetest.RedisCluster(t).Client(t)
+		b := bus.New(rc, "aviary:")
+		p := &bus.ActivityPublisher{Bus: b, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		for _, seq := range []int64{1, 2} {
+			if err := p.PublishActivity(ctx, act(seq)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := rc.Del(ctx, b.ActivityKey()).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.PublishActivity(ctx, act(3)); err != nil {
+			t.Fatal(err)
+		}
+		if got := stream(t, b); !slices.Equal(got, []int64{1, 2, 3}) {
+			t.Errorf("stream after the loss = %v, want [1 2 3]", got)
+		}
+	})
 	t.Run("larger than a chunk", func(t *testing.T) {
 		rc, prefix := storagetest.RedisPrefix(t)
 		b := bus.New(rc, prefix)
