@@ -340,39 +340,54 @@ func (f *complianceFamily) probe(ctx context.Context, env *matrixEnv) bool {
 
 // ---- media ----
 
-// mediaFamily uploads a PNG in several segments, spread over the replicas,
-// through the chunked upload (the segments and the assembled media are
-// objects in the matrix's MinIO).
+// mediaFamily uploads a PNG (every mediaVideoEvery-th upload a one-second
+// MP4, transcoded by ffmpeg) in several segments, spread over the
+// replicas, through the chunked upload (the segments and the assembled
+// media are objects in the matrix's MinIO).
 type mediaFamily struct {
 	mu       sync.Mutex
 	image    []byte
+	video    []byte
 	rep      familyReport
 	accepted []int64 // finalized
+	videos   int     // of them videos
 	started  int     // initialized, never finalized (a client gave up)
 }
 
-const mediaSegment = 96 << 10
+const (
+	mediaSegment    = 96 << 10
+	mediaVideoEvery = 8
+)
 
 func (f *mediaFamily) name() string { return "media" }
 
 func (f *mediaFamily) prepare(ctx context.Context, env *matrixEnv) error {
 	f.image = noisyPNG(env.s.t, 240, 240)
+	f.video = noisyVideo(env.s.t, env.s.t.TempDir(), 1)
 	f.rep.family = f.name()
 	return nil
 }
 
-// upload runs initialize, the appends and finalize; each step is retried
-// on another replica when it gets no answer.
+// isVideo tells whether upload i is a video.
+func isVideo(i int) bool { return i%mediaVideoEvery == mediaVideoEvery-1 }
+
+// upload runs initialize, the appends and finalize of upload i (a PNG or,
+// by isVideo, an MP4); each step is retried on another replica when it
+// gets no answer.
 func (f *mediaFamily) upload(ctx context.Context, env *matrixEnv, i int) (id int64, finalized, unknown bool) {
-	st, raw, err := env.callJSON(ctx, env.api(i), "user", http.MethodPost, "/2/media/upload/initialize",
-		map[string]any{"media_type": "image/png", "media_category": "tweet_image", "total_bytes": len(f.image)})
+	file, init := f.image, map[string]any{"media_type": "image/png", "media_category": "tweet_image"}
+	if isVideo(i) {
+		file, init = f.video, map[string]any{"media_type": "video/mp4", "media_category": "tweet_video"}
+	}
+	init["total_bytes"] = len(file)
+	st, raw, err := env.callJSON(ctx, env.api(i), "user", http.MethodPost, "/2/media/upload/initialize", init)
 	if err != nil || st != http.StatusOK {
 		return 0, false, errors.Is(err, errNoAnswer)
 	}
 	sid, _ := dataOf(raw)["id"].(string)
 	id, _ = validation.ParseID(sid)
-	for seg := 0; seg*mediaSegment < len(f.image); seg++ {
-		body, ct := appendBody(multipartMediaLast, seg, f.image[seg*mediaSegment:min((seg+1)*mediaSegment, len(f.image))])
+	for seg := 0; seg*mediaSegment < len(file); seg++ {
+		body, ct := appendBody(multipartMediaLast, seg, file[seg*mediaSegment:min((seg+1)*mediaSegment, len(file))])
 		if !retry(ctx, 90*time.Second, func(a int) bool {
 			st, _, err := env.call(ctx, env.api(i+seg+a), "user", http.MethodPost, "/2/media/upload/"+sid+"/append", body, ct)
 			return err == nil && st == http.StatusOK
@@ -399,6 +414,9 @@ func (f *mediaFamily) run(ctx context.Context, env *matrixEnv) {
 		case finalized:
 			f.rep.accepted++
 			f.accepted = append(f.accepted, id)
+			if isVideo(i) {
+				f.videos++
+			}
 		case id != 0:
 			f.started++
 		}
@@ -430,8 +448,9 @@ func (f *mediaFamily) settle(ctx context.Context, env *matrixEnv) familyReport {
 		}
 	}
 	// Exactly one record per upload: the records of the demo user's
-	// uploads of this size are the uploads initialized (plus unknowns).
-	n, err := pgQuery[int64](ctx, env, `SELECT count(*) FROM media WHERE owner_id = $1 AND total_bytes = $2`, faultsUserID(env.s.creds.UserID), len(f.image))
+	// uploads of these sizes are the uploads initialized (plus unknowns).
+	n, err := pgQuery[int64](ctx, env, `SELECT count(*) FROM media WHERE owner_id = $1 AND total_bytes = ANY($2)`,
+		faultsUserID(env.s.creds.UserID), []int64{int64(len(f.image)), int64(len(f.video))})
 	inits := int64(len(f.accepted) + f.started)
 	if err != nil {
 		r.problems = append(r.problems, "count media records: "+err.Error())
@@ -439,6 +458,7 @@ func (f *mediaFamily) settle(ctx context.Context, env *matrixEnv) familyReport {
 		r.problems = append(r.problems, fmt.Sprintf("%d media records for %d initialized uploads (+%d unknown)", n, inits, r.unknown))
 	}
 	r.settled = time.Now()
+	r.notes = append(r.notes, fmt.Sprintf("%d of the %d finalized uploads were videos (transcoded)", f.videos, len(f.accepted)))
 	if f.started > 0 {
 		r.notes = append(r.notes, fmt.Sprintf("%d uploads initialized and not finalized (removed at session expiry, 24 h)", f.started))
 	}
