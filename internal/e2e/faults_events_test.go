@@ -708,6 +708,7 @@ type streamsFamily struct {
 	mu       sync.Mutex
 	arrived  map[string][]time.Time // post id -> arrival times, over every connection
 	conns    int                    // connections opened (200)
+	opened   []string               // when each reconnection opened, and where
 	refusals map[int]int            // refused connection attempts by status (0: no answer)
 	gaps     []time.Duration        // from losing a connection to the next one open
 	backfill []int                  // backfill_minutes asked on each reconnection
@@ -872,7 +873,7 @@ func (f *streamsFamily) hold(ctx context.Context, env *matrixEnv, conn *streamCo
 		}
 		conn.close()
 		f.mu.Lock()
-		f.ends = append(f.ends, why)
+		f.ends = append(f.ends, time.Now().Format("15:04:05.000")+" "+why)
 		f.mu.Unlock()
 		lost := alive
 		for {
@@ -883,6 +884,7 @@ func (f *streamsFamily) hold(ctx context.Context, env *matrixEnv, conn *streamCo
 				f.mu.Lock()
 				f.conns++
 				f.gaps = append(f.gaps, time.Since(lost))
+				f.opened = append(f.opened, time.Now().Format("15:04:05.000")+" at "+env.api(turn))
 				f.backfill = append(f.backfill, minutes)
 				f.mu.Unlock()
 				conn = c
@@ -952,7 +954,8 @@ func (f *streamsFamily) settle(ctx context.Context, env *matrixEnv) familyReport
 		}
 		if len(at) == 0 {
 			rep.lost++
-			rep.problems = append(rep.problems, fmt.Sprintf("post %s (%q) never reached the stream", id, sub.text))
+			rep.problems = append(rep.problems, fmt.Sprintf("post %s (%q, sent %s) never reached the stream (%s)",
+				id, sub.text, sub.sent.Format("15:04:05.000"), f.eventOf(ctx, id)))
 			continue
 		}
 		rep.final++
@@ -972,9 +975,21 @@ func (f *streamsFamily) settle(ctx context.Context, env *matrixEnv) familyReport
 	gaps = append(gaps, f.gaps...)
 	rep.notes = append(rep.notes, latencyNote("from POST to the first arrival on a stream", lat),
 		fmt.Sprintf("%d connections opened, refused attempts by status %v (0: no answer), reconnection gaps %v with backfill_minutes %v", f.conns, f.refusals, roundAll(gaps), f.backfill),
-		fmt.Sprintf("connections ended: %q", f.ends),
+		fmt.Sprintf("connections ended: %q; reconnections opened: %q", f.ends, f.opened),
 		fmt.Sprintf("%d posts seen more than once (%d extra copies): backfill after a reconnection re-sends what the live stream sent, as the platform documents (docs/streams.md)", rep.duplicated, copies))
 	return rep
+}
+
+// eventOf describes post id's post.create event (seq, created_at), for a
+// report.
+func (f *streamsFamily) eventOf(ctx context.Context, id string) string {
+	var seq int64
+	var at time.Time
+	err := f.pool.QueryRow(ctx, `SELECT seq, created_at FROM events WHERE type = 'post.create' AND subject_id = $1`, id).Scan(&seq, &at)
+	if err != nil {
+		return "its event: " + err.Error()
+	}
+	return fmt.Sprintf("event %d created %s", seq, at.Format("15:04:05.000"))
 }
 
 func roundAll(ds []time.Duration) []time.Duration {
