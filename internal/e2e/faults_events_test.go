@@ -985,7 +985,8 @@ func (f *streamsFamily) settle(ctx context.Context, env *matrixEnv) familyReport
 func (f *streamsFamily) eventOf(ctx context.Context, id string) string {
 	var seq int64
 	var at time.Time
-	err := f.pool.QueryRow(ctx, `SELECT seq, created_at FROM events WHERE type = 'post.create' AND subject_id = $1`, id).Scan(&seq, &at)
+	post, _ := strconv.ParseInt(id, 10, 64)
+	err := f.pool.QueryRow(ctx, `SELECT seq, created_at FROM events WHERE type = 'post.create' AND subject_id = $1`, post).Scan(&seq, &at)
 	if err != nil {
 		return "its event: " + err.Error()
 	}
