@@ -3,6 +3,7 @@ package streams
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aviary-dev/aviary/domain/streamrules"
@@ -13,8 +14,10 @@ import (
 const backfillBatch = 500
 
 // backfill writes the posts of the last minutes that match the app's rules
-// now, oldest first, from the event log. Posts the live stream also
-// delivers may come twice, as the platform documents.
+// now, oldest first, from the event log: those created in the last
+// minutes, and those the dispatcher published to the streams in them
+// (backfillFrom). Posts the live stream also delivers may come twice, as
+// the platform documents.
 func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, minutes int, opts render.Options) error {
 	if m.Log == nil || m.Rules == nil {
 		return nil
@@ -28,9 +31,12 @@ func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, min
 	}
 	set := streamrules.NewSet(rules)
 	since := m.Clock().Add(-time.Duration(minutes) * time.Minute)
-	var after int64
+	after, ok, err := m.backfillFrom(ctx, since)
+	if err != nil || !ok {
+		return err
+	}
 	for {
-		evs, err := m.Log.EventsSince(ctx, since, after, backfillBatch)
+		evs, err := m.Log.EventsAfter(ctx, after, backfillBatch)
 		if err != nil {
 			return fmt.Errorf("backfill: %w", err)
 		}
@@ -51,4 +57,37 @@ func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, min
 			return nil
 		}
 	}
+}
+
+// backfillFrom is the seq the backfill reads the log after: before the
+// first event created since since, or before the first match published to
+// the streams since then when that one is older. The second covers a post
+// the dispatcher matched late (its cursor changed hands after a worker
+// died, PostgreSQL was away): it went out live after since, to clients
+// that were connected, though it was created before; a client away since
+// then must get it too. ok is false when there is nothing to backfill. A
+// matches stream that cannot be read (Redis away) leaves the creation
+// time alone.
+func (m *Module) backfillFrom(ctx context.Context, since time.Time) (after int64, ok bool, err error) {
+	var from []int64
+	first, err := m.Log.EventsSince(ctx, since, 0, 1)
+	if err != nil {
+		return 0, false, fmt.Errorf("backfill: %w", err)
+	}
+	if len(first) > 0 {
+		from = append(from, first[0].Seq)
+	}
+	if m.Hub != nil && m.Hub.Bus != nil {
+		seq, err := m.Hub.Bus.FirstMatchSince(ctx, since)
+		switch {
+		case err != nil:
+			m.Logger.WarnContext(ctx, "backfill: the matches stream could not be read; backfilling by creation time only", "err", err)
+		case seq > 0:
+			from = append(from, seq)
+		}
+	}
+	if len(from) == 0 {
+		return 0, false, nil
+	}
+	return slices.Min(from) - 1, true, nil
 }

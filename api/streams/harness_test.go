@@ -143,6 +143,17 @@ func (b *bundle) event(t *testing.T, id int64) events.Event {
 // publishes the matches on the bus. It returns the matches.
 func (b *bundle) dispatch(t *testing.T, ids ...int64) []events.Match {
 	t.Helper()
+	out := b.dispatchMatches(t, ids...)
+	if err := b.Bus.PublishMatches(context.Background(), out); err != nil {
+		t.Fatalf("publish: %v", err)
+	}
+	return out
+}
+
+// dispatchMatches matches the posts' events against every stored rule, as
+// dispatch does, without publishing.
+func (b *bundle) dispatchMatches(t *testing.T, ids ...int64) []events.Match {
+	t.Helper()
 	ctx := context.Background()
 	rules, _, err := b.DB.AllStreamRules(ctx)
 	if err != nil {
@@ -156,9 +167,6 @@ func (b *bundle) dispatch(t *testing.T, ids ...int64) []events.Match {
 			t.Fatalf("post %d matched no rule (%v)", id, err)
 		}
 		out = append(out, m)
-	}
-	if err := b.Bus.PublishMatches(ctx, out); err != nil {
-		t.Fatalf("publish: %v", err)
 	}
 	return out
 }

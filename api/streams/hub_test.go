@@ -2,10 +2,14 @@ package streams_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/aviary-dev/aviary/api/apitest"
 	"github.com/aviary-dev/aviary/storage"
@@ -102,6 +106,44 @@ func TestBackfill(t *testing.T) {
 		if apitest.Obj(got, "data", "id") != itoa(want) || apitest.Obj(got, "matching_rules", "0", "tag") != "birds" {
 			t.Fatalf("backfill: %s, want post %d", line, want)
 		}
+	}
+}
+
+// TestBackfillIncludesPostsMatchedLate: a post created before the
+// backfill's minutes whose match the dispatcher published within them
+// (late: its cursor changed hands) went out live to the clients connected
+// then, so a client that was away gets it from the backfill too; a post
+// created as long ago and published then does not come.
+func TestBackfillIncludesPostsMatchedLate(t *testing.T) {
+	b := setupStreams(t, options{})
+	b.rule(t, b.App.ID, "herons", "birds")
+	_, early := b.post(t, "herons long ago, published then")
+	_, late := b.post(t, "herons long ago, published late")
+	conn, err := pgx.Connect(context.Background(), b.DBURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	if _, err := conn.Exec(context.Background(), `UPDATE events SET created_at = created_at - interval '10 minutes'`); err != nil {
+		t.Fatal(err)
+	}
+	// The early post's match went out before the backfill's minutes: its
+	// stream entry's id is of 10 minutes ago.
+	m := b.dispatchMatches(t, early)[0]
+	body, _ := json.Marshal(m)
+	old := fmt.Sprintf("%d-0", time.Now().Add(-10*time.Minute).UnixMilli())
+	if err := b.RC.XAdd(context.Background(), &redis.XAddArgs{Stream: b.Bus.MatchesKey(), ID: old, Values: []any{"m", body}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	b.dispatch(t, late)
+	time.Sleep(100 * time.Millisecond)
+	s := open(t, b.Srv.URL, streamPath+"?backfill_minutes=1", b.Bearer)
+	line, ok := s.next(t, 3*time.Second)
+	if !ok || apitest.Obj(decode(t, line), "data", "id") != itoa(late) {
+		t.Fatalf("backfill: %q, want post %d (matched late) alone", line, late)
+	}
+	if line, ok := s.next(t, 500*time.Millisecond); ok {
+		t.Fatalf("backfill: an extra line %q (the post published 10 minutes ago?)", line)
 	}
 }
 

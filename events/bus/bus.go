@@ -98,6 +98,28 @@ func (b *Bus) PublishMatches(ctx context.Context, ms []events.Match) error {
 	return nil
 }
 
+// FirstMatchSince is the Seq of the first match published at or after
+// since (a Redis stream id is the millisecond its entry was added), 0 when
+// the stream holds none (none published since, or Redis lost them). A
+// stream's backfill starts there when that is older than what was created
+// since: a post matched late (a dispatcher's failover) went out live after
+// since, though created before.
+func (b *Bus) FirstMatchSince(ctx context.Context, since time.Time) (int64, error) {
+	msgs, err := b.rdb.XRangeN(ctx, b.MatchesKey(), fmt.Sprintf("%d-0", since.UnixMilli()), "+", 1).Result()
+	if err != nil {
+		return 0, fmt.Errorf("read the first match since %s: %w", since.Format(time.RFC3339), err)
+	}
+	if len(msgs) == 0 {
+		return 0, nil
+	}
+	raw, _ := msgs[0].Values["m"].(string)
+	var m events.Match
+	if json.Unmarshal([]byte(raw), &m) != nil {
+		return 0, nil
+	}
+	return m.Seq, nil
+}
+
 // Delivery is one match read from the stream with its Redis stream id.
 type Delivery struct {
 	StreamID string
