@@ -140,10 +140,18 @@ func TestBackfillIncludesPostsMatchedLate(t *testing.T) {
 	s := open(t, b.Srv.URL, streamPath+"?backfill_minutes=1", b.Bearer)
 	line, ok := s.next(t, 3*time.Second)
 	if !ok || apitest.Obj(decode(t, line), "data", "id") != itoa(late) {
-		t.Fatalf("backfill: %q, want post %d (matched late) alone", line, late)
+		t.Fatalf("backfill: %q, want post %d (matched late)", line, late)
 	}
-	if line, ok := s.next(t, 500*time.Millisecond); ok {
-		t.Fatalf("backfill: an extra line %q (the post published 10 minutes ago?)", line)
+	// A hub slower than the connection may route the late match live too
+	// (a copy, as the platform allows); the early post never comes.
+	for {
+		line, ok := s.next(t, 500*time.Millisecond)
+		if !ok {
+			break
+		}
+		if id := apitest.Obj(decode(t, line), "data", "id"); id != itoa(late) {
+			t.Fatalf("backfill: post %s, want only post %d (not the one published 10 minutes ago)", id, late)
+		}
 	}
 }
 
