@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -130,16 +131,33 @@ func TestActivityStreamAfterRedisLostItsData(t *testing.T) {
 			t.Fatalf("activity stream: an extra line %q", line)
 		}
 	}
-	time.Sleep(200 * time.Millisecond) // the hub's activity read is under way
-	publish(1)
-	expect("1")
+	// Until the hub reads the stream, what is published before its start
+	// is not for it: publish until one line arrives.
+	uuid := func(line string) string {
+		id, _ := apitest.Obj(decode(t, line), "data", "event_uuid").(string)
+		return id
+	}
+	seq := int64(0)
+	line, arrived := "", false
+	for !arrived {
+		if seq++; seq > 20 {
+			t.Fatal("the activity stream shows nothing published")
+		}
+		publish(seq)
+		line, arrived = act.next(t, 500*time.Millisecond)
+	}
+	for uuid(line) != strconv.FormatInt(seq, 10) { // the hub reads now: wait for the newest
+		if line, arrived = act.next(t, 10*time.Second); !arrived {
+			t.Fatalf("activity %d never came", seq)
+		}
+	}
 	b.Proxy.SetDown(true)
 	time.Sleep(300 * time.Millisecond) // the hub's read fails
-	publish(2)                         // published, never read
+	publish(seq + 1)                   // published, never read
 	if err := b.RC.Del(ctx, b.Bus.ActivityKey()).Err(); err != nil {
 		t.Fatal(err) // Redis restarted empty
 	}
-	publish(3)
+	publish(seq + 2)
 	b.Proxy.SetDown(false)
-	expect("2", "3")
+	expect(strconv.FormatInt(seq+1, 10), strconv.FormatInt(seq+2, 10))
 }

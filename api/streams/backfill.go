@@ -13,6 +13,17 @@ import (
 // backfillBatch is how many events one read of the log takes.
 const backfillBatch = 500
 
+// The backfill's look at the matches stream (backfillFrom): how many of
+// the matches published in its minutes it scans for the lowest seq, how
+// much earlier than its minutes it starts (the API's clock against
+// Redis's), and how long it waits for Redis before going by creation time
+// alone.
+const (
+	backfillMatchScan   = 1000
+	backfillClockMargin = 5 * time.Second
+	backfillRedisWait   = time.Second
+)
+
 // backfill writes the posts of the last minutes that match the app's rules
 // now, oldest first, from the event log: those created in the last
 // minutes, and those the dispatcher published to the streams in them
@@ -60,8 +71,9 @@ func (m *Module) backfill(ctx context.Context, s *streamWriter, appID int64, min
 }
 
 // backfillFrom is the seq the backfill reads the log after: before the
-// first event created since since, or before the first match published to
-// the streams since then when that one is older. The second covers a post
+// first event created since since, or before the lowest of the first
+// matches published to the streams since then (bus.LowestMatchSince) when
+// that one is older. The second covers a post
 // the dispatcher matched late (its cursor changed hands after a worker
 // died, PostgreSQL was away): it went out live after since, to clients
 // that were connected, though it was created before; a client away since
@@ -78,7 +90,9 @@ func (m *Module) backfillFrom(ctx context.Context, since time.Time) (after int64
 		from = append(from, first[0].Seq)
 	}
 	if m.Hub != nil && m.Hub.Bus != nil {
-		seq, err := m.Hub.Bus.FirstMatchSince(ctx, since)
+		rctx, cancel := context.WithTimeout(ctx, backfillRedisWait)
+		seq, err := m.Hub.Bus.LowestMatchSince(rctx, since.Add(-backfillClockMargin), backfillMatchScan)
+		cancel()
 		switch {
 		case err != nil:
 			m.Logger.WarnContext(ctx, "backfill: the matches stream could not be read; backfilling by creation time only", "err", err)

@@ -25,7 +25,10 @@ func (b *Bus) PublishActivity(ctx context.Context, as []events.Activity) error {
 	if err != nil {
 		return err
 	}
-	_, _, err = b.addActivities(ctx, "", bodies)
+	_, lost, err := b.addActivities(ctx, "", bodies)
+	if err == nil && lost {
+		err = fmt.Errorf("publish %d activity events: the stream lost entries while they were added", len(bodies))
+	}
 	return err
 }
 
@@ -43,16 +46,15 @@ func encodeActivities(as []events.Activity) ([]string, error) {
 }
 
 // publishActivityScript appends ARGV[3..] to the stream KEYS[1] (MAXLEN ~
-// ARGV[2]) when its newest entry is ARGV[1] (no check when ARGV[1] is
+// ARGV[2]) when it still holds the entry ARGV[1] (no check when ARGV[1] is
 // empty) and returns the id of the last entry added; it returns nil, and
-// adds nothing, when the newest entry is another or the stream is gone.
-// One key, so it runs on Redis Cluster too.
+// adds nothing, when that entry is gone (Redis lost it, with the stream or
+// with an older snapshot). Entries appended after it by others, or a reply
+// of ours that was lost after the script ran, are not a loss. One key, so
+// it runs on Redis Cluster too.
 var publishActivityScript = redis.NewScript(`
-if ARGV[1] ~= '' then
-  local newest = redis.call('XREVRANGE', KEYS[1], '+', '-', 'COUNT', 1)
-  if #newest == 0 or newest[1][1] ~= ARGV[1] then
-    return false
-  end
+if ARGV[1] ~= '' and #redis.call('XRANGE', KEYS[1], ARGV[1], ARGV[1]) == 0 then
+  return false
 end
 local id = ''
 for i = 3, #ARGV do
@@ -64,12 +66,12 @@ return id
 // activityPublishChunk is how many entries one script call adds.
 const activityPublishChunk = 500
 
-// addActivities appends bodies to the activity stream in chunks. When
-// expect is not "", the first chunk goes in only when the stream's newest
-// entry is expect and each later one only when it is the previous chunk's
-// last; lost when a check failed (that chunk added nothing, the earlier
-// ones' entries are gone). With expect "" nothing is checked. It returns
-// the id of the last entry added ("" when none was).
+// addActivities appends bodies to the activity stream in chunks: the
+// first only when the stream still holds the entry expect (unchecked when
+// expect is ""), each later one only when it still holds the previous
+// chunk's last; lost when a check failed (that chunk added nothing, and
+// what the entry checked stood for is gone). It returns the id of the
+// last entry added ("" when none was).
 func (b *Bus) addActivities(ctx context.Context, expect string, bodies []string) (newest string, lost bool, err error) {
 	key := []string{b.ActivityKey()}
 	maxLen := strconv.FormatInt(b.maxLen, 10)
@@ -87,10 +89,7 @@ func (b *Bus) addActivities(ctx context.Context, expect string, bodies []string)
 		if err != nil {
 			return newest, false, fmt.Errorf("publish %d activity events: %w", len(chunk), err)
 		}
-		newest = id
-		if expect != "" {
-			expect = id
-		}
+		newest, expect = id, id
 	}
 	return newest, false, nil
 }

@@ -22,8 +22,8 @@ const (
 // API replicas' hubs cannot catch activity up from the event log, as they
 // do the filtered stream (deriving activity lives in the workers), so the
 // one publisher (the "activity-stream" cursor's holder) checks, in the
-// same script as each append, that the stream's newest entry is the one
-// it added last. When it is not (Redis restarted empty, or from an older
+// same script as each append, that the stream still holds the entry it
+// added last. When it does not (Redis restarted empty, or from an older
 // snapshot), the entries it added in the last Keep (at most KeepMax) go
 // in again before the new ones: a hub skips those it routed already by
 // (seq, subscription) and routes those it never read. What was added
@@ -58,9 +58,10 @@ func (p *ActivityPublisher) PublishActivity(ctx context.Context, as []events.Act
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.prune(p.now())
 	lost, err := p.add(ctx, p.newest, bodies)
 	if err != nil {
-		return err
+		return err // the batch is offered again; what went in is skipped by readers
 	}
 	if lost {
 		p.logger().WarnContext(ctx, "activity stream: Redis lost entries since the last publish; adding the recent ones again",
@@ -69,16 +70,23 @@ func (p *ActivityPublisher) PublishActivity(ctx context.Context, as []events.Act
 		for _, k := range p.recent {
 			again = append(again, k.body)
 		}
-		if lost, err = p.add(ctx, "", append(again, bodies...)); err != nil {
+		if lost, err = p.add(ctx, "", append(again, bodies...)); err != nil || lost {
+			// Part of the kept entries may be missing: the next publish
+			// must find nothing of ours and add them all again.
+			p.newest = neverAdded
+			if err == nil {
+				err = errors.New("publish activity: Redis lost entries again while the kept ones were added again")
+			}
 			return err
-		}
-		if lost {
-			return errors.New("publish activity: Redis lost entries again while they were added again")
 		}
 	}
 	p.remember(bodies)
 	return nil
 }
+
+// neverAdded is a stream id no entry has: a publisher whose re-adding
+// failed expects it, so its next publish adds the kept entries again.
+const neverAdded = "0-0"
 
 // add appends bodies (see Bus.addActivities) and records the newest id.
 func (p *ActivityPublisher) add(ctx context.Context, expect string, bodies []string) (lost bool, err error) {
@@ -89,19 +97,28 @@ func (p *ActivityPublisher) add(ctx context.Context, expect string, bodies []str
 	return lost, err
 }
 
-// remember keeps bodies, just added, and drops what is older than Keep or
-// beyond KeepMax.
+// remember keeps bodies, just added, and drops what is beyond KeepMax or
+// older than Keep.
 func (p *ActivityPublisher) remember(bodies []string) {
 	now := p.now()
 	for _, b := range bodies {
 		p.recent = append(p.recent, keptActivity{at: now, body: b})
 	}
+	p.prune(now)
+}
+
+// prune drops the kept entries beyond KeepMax or older than Keep at now
+// (before a loss is put back too: after a quiet hour nothing old goes in
+// again).
+func (p *ActivityPublisher) prune(now time.Time) {
 	drop := max(0, len(p.recent)-p.keepMax())
 	for drop < len(p.recent) && now.Sub(p.recent[drop].at) > p.keep() {
 		drop++
 	}
 	if drop > 0 {
-		p.recent = append(p.recent[:0], p.recent[drop:]...)
+		n := copy(p.recent, p.recent[drop:])
+		clear(p.recent[n:])
+		p.recent = p.recent[:n]
 	}
 }
 

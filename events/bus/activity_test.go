@@ -3,6 +3,7 @@ package bus_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"slices"
@@ -96,30 +97,40 @@ func TestActivityPublisherPutsBackWhatRedisLost(t *testing.T) {
 		return out
 	}
 	for _, tt := range []struct {
-		name string
-		keep time.Duration
-		max  int
-		lose func(t *testing.T, rc *redis.Client, b *bus.Bus)
-		want []int64 // after publishing 1, 2 (an hour apart for keep), losing, then 3
+		name  string
+		keep  time.Duration
+		max   int
+		lose  func(t *testing.T, rc *redis.Client, b *bus.Bus)
+		later time.Duration // between the loss and publishing 3
+		want  []int64       // after publishing 1, 2 (45 minutes apart), losing, then 3
 	}{
-		{"kept", time.Hour, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {}, []int64{1, 2, 3}},
+		{"kept", time.Hour, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {}, 0, []int64{1, 2, 3}},
 		{"restarted empty", time.Hour, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
 			if err := rc.Del(ctx, b.ActivityKey()).Err(); err != nil {
 				t.Fatal(err)
 			}
-		}, []int64{1, 2, 3}},
+		}, 0, []int64{1, 2, 3}},
 		{"older snapshot", time.Hour, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
 			newest, _ := rc.XRevRangeN(ctx, b.ActivityKey(), "+", "-", 1).Result()
 			if err := rc.XDel(ctx, b.ActivityKey(), newest[0].ID).Err(); err != nil {
 				t.Fatal(err)
 			}
-		}, []int64{1, 1, 2, 3}}, // 1 survived in the snapshot and goes in again: readers skip it
+		}, 0, []int64{1, 1, 2, 3}}, // 1 survived in the snapshot and goes in again: readers skip it
 		{"older than keep", 30 * time.Minute, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
 			rc.Del(ctx, b.ActivityKey())
-		}, []int64{2, 3}},
+		}, 0, []int64{2, 3}},
 		{"beyond keep max", time.Hour, 1, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
 			rc.Del(ctx, b.ActivityKey())
-		}, []int64{2, 3}},
+		}, 0, []int64{2, 3}},
+		{"after a quiet spell", 30 * time.Minute, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
+			rc.Del(ctx, b.ActivityKey())
+		}, 31 * time.Minute, []int64{3}}, // 2 is older than keep when the loss is found
+		{"another writer after ours", time.Hour, 0, func(t *testing.T, rc *redis.Client, b *bus.Bus) {
+			// as after a reply of ours lost once the script ran, or another holder's append
+			if err := b.PublishActivity(ctx, act(99)); err != nil {
+				t.Fatal(err)
+			}
+		}, 0, []int64{1, 2, 99, 3}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			rc, prefix := storagetest.RedisPrefix(t)
@@ -135,6 +146,7 @@ func TestActivityPublisherPutsBackWhatRedisLost(t *testing.T) {
 				t.Fatal(err)
 			}
 			tt.lose(t, rc, b)
+			now = now.Add(tt.later)
 			if err := p.PublishActivity(ctx, act(3)); err != nil {
 				t.Fatal(err)
 			}
@@ -179,4 +191,81 @@ func TestActivityPublisherPutsBackWhatRedisLost(t *testing.T) {
 			t.Errorf("stream: %d entries (first %v), want 1..1700 in order", len(got), got[:min(5, len(got))])
 		}
 	})
+}
+
+// failScripts fails the script calls (EVALSHA, EVAL) whose number, counted
+// from when it is armed, is in fail.
+type failScripts struct {
+	armed bool
+	calls int
+	fail  map[int]bool
+}
+
+func (h *failScripts) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h *failScripts) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if name := cmd.Name(); h.armed && (name == "evalsha" || name == "eval") {
+			h.calls++
+			if h.fail[h.calls] {
+				err := errors.New("injected: connection reset")
+				cmd.SetErr(err)
+				return err
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+func (h *failScripts) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestActivityPublisherReAddCutShort: the re-add after a loss fails after
+// its first chunk went in; the batch, offered again, puts back every kept
+// entry, not only the new ones (the publisher forgets its newest id, so
+// the chunk that did go in is no proof).
+func TestActivityPublisherReAddCutShort(t *testing.T) {
+	ctx := context.Background()
+	rc, prefix := storagetest.RedisPrefix(t)
+	hook := &failScripts{fail: map[int]bool{3: true}} // the check, chunk 1, then chunk 2 fails
+	pc := redis.NewClient(&redis.Options{Addr: storagetest.RedisAddr(), DB: rc.Options().DB})
+	t.Cleanup(func() { pc.Close() })
+	pc.AddHook(hook)
+	b := bus.New(pc, prefix)
+	p := &bus.ActivityPublisher{Bus: b, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	batch := func(from, to int64) []events.Activity {
+		var as []events.Activity
+		for s := from; s <= to; s++ {
+			as = append(as, events.Activity{Seq: s, AppID: 1, SubscriptionID: 7, Body: json.RawMessage(`{}`)})
+		}
+		return as
+	}
+	if err := p.PublishActivity(ctx, batch(1, 600)); err != nil {
+		t.Fatal(err)
+	}
+	if err := rc.Del(ctx, b.ActivityKey()).Err(); err != nil {
+		t.Fatal(err)
+	}
+	hook.armed = true
+	if err := p.PublishActivity(ctx, batch(601, 601)); err == nil {
+		t.Fatal("the re-add cut short reported no error")
+	}
+	hook.armed = false
+	if err := p.PublishActivity(ctx, batch(601, 601)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := b.ReadActivity(ctx, bus.StartID, 0, 10_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[int64]bool{}
+	for _, d := range got {
+		seen[d.Activity.Seq] = true
+	}
+	for s := int64(1); s <= 601; s++ {
+		if !seen[s] {
+			t.Fatalf("entry %d missing after the re-add was offered again (%d entries in the stream)", s, len(got))
+		}
+	}
 }

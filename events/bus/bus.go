@@ -98,26 +98,32 @@ func (b *Bus) PublishMatches(ctx context.Context, ms []events.Match) error {
 	return nil
 }
 
-// FirstMatchSince is the Seq of the first match published at or after
-// since (a Redis stream id is the millisecond its entry was added), 0 when
-// the stream holds none (none published since, or Redis lost them). A
-// stream's backfill starts there when that is older than what was created
-// since: a post matched late (a dispatcher's failover) went out live after
-// since, though created before.
-func (b *Bus) FirstMatchSince(ctx context.Context, since time.Time) (int64, error) {
-	msgs, err := b.rdb.XRangeN(ctx, b.MatchesKey(), fmt.Sprintf("%d-0", since.UnixMilli()), "+", 1).Result()
+// LowestMatchSince is the lowest Seq among the first count matches
+// published at or after since (a Redis stream id is the millisecond its
+// entry was added), 0 when the stream holds none (none published since,
+// or Redis lost them). Matches go out in Seq order, but not strictly: a
+// dispatcher that lost its cursor's lease may still publish a batch after
+// its successor published later ones. A stream's backfill starts there
+// when that is older than what was created since: a post matched late
+// (a dispatcher's failover) went out live after since, though created
+// before.
+func (b *Bus) LowestMatchSince(ctx context.Context, since time.Time, count int64) (int64, error) {
+	msgs, err := b.rdb.XRangeN(ctx, b.MatchesKey(), fmt.Sprintf("%d-0", since.UnixMilli()), "+", count).Result()
 	if err != nil {
-		return 0, fmt.Errorf("read the first match since %s: %w", since.Format(time.RFC3339), err)
+		return 0, fmt.Errorf("read the matches published since %s: %w", since.Format(time.RFC3339), err)
 	}
-	if len(msgs) == 0 {
-		return 0, nil
+	var lowest int64
+	for _, msg := range msgs {
+		raw, _ := msg.Values["m"].(string)
+		var m events.Match
+		if json.Unmarshal([]byte(raw), &m) != nil || m.Seq <= 0 {
+			continue
+		}
+		if lowest == 0 || m.Seq < lowest {
+			lowest = m.Seq
+		}
 	}
-	raw, _ := msgs[0].Values["m"].(string)
-	var m events.Match
-	if json.Unmarshal([]byte(raw), &m) != nil {
-		return 0, nil
-	}
-	return m.Seq, nil
+	return lowest, nil
 }
 
 // Delivery is one match read from the stream with its Redis stream id.
